@@ -1,0 +1,564 @@
+"""attention_core: the attention mechanism of the Transformer, in readable numpy.
+
+Read top to bottom in the order of the course:
+
+1. softmax                              (notebooks 02, 03)
+2. scaled dot-product attention         (notebooks 01-04)
+3. masks                                (notebook 04)
+4. multi-head attention                 (notebook 05)
+5. sinusoidal positional encoding       (notebook 06)
+6. feed-forward network, layer norm     (notebook 07)
+7. encoder and decoder layers           (notebook 08)
+8. cost counts and tiled attention      (notebook 09)
+
+Conventions (the same in every notebook):
+
+- Row vectors, as in PyTorch: X has shape (n, d_model) and Q = X @ W_Q.
+- n query positions, m key positions (m = n in self-attention), d_model,
+  d_k (query/key width), d_v (value width), h heads, d_ff (FFN width).
+- Leading batch dimensions "..." are allowed wherever they make sense.
+- Masks are additive: softmax(Q K^T / sqrt(d_k) + M) with M = 0 where a key
+  may be seen and M = -inf where it may not.
+
+Bad input raises ValueError naming the argument and the shapes or values it got.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "softmax", "AttentionSteps", "attention_steps", "scaled_dot_product_attention",
+    "causal_mask", "padding_mask", "split_heads", "merge_heads", "multi_head_attention",
+    "sinusoidal_positional_encoding", "positional_shift_matrix", "relu", "feed_forward",
+    "layer_norm", "AttentionParams", "FFNParams", "LayerNormParams", "EncoderLayerParams",
+    "DecoderLayerParams", "init_attention_params", "init_ffn_params", "init_encoder_layer",
+    "init_decoder_layer", "encoder_layer", "decoder_layer", "encode", "decode",
+    "attention_cost", "tiled_attention",
+]
+
+
+# --------------------------------------------------------------------------
+# 0. Input checks (shared by everything below)
+# --------------------------------------------------------------------------
+
+def _as_array(name: str, x, min_ndim: int = 0) -> np.ndarray:
+    """Turn x into a float array; reject NaN, +-inf and too few dimensions."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}: {e}") from None
+    if a.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimensions, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{name} contains {a[bad]} at index {bad} (shape {a.shape}); "
+                         "inputs must be finite")
+    return a
+
+
+def _as_mask(mask, target_shape: tuple[int, ...]) -> np.ndarray:
+    """Check an additive mask: finite or -inf values, broadcastable to target_shape."""
+    M = np.asarray(mask, dtype=float)
+    if np.any(np.isnan(M)) or np.any(M == np.inf):
+        raise ValueError("mask may only hold finite numbers (0 = may attend) and -inf "
+                         "(may not); it contains NaN or +inf")
+    try:
+        np.broadcast_shapes(M.shape, target_shape)
+    except ValueError:
+        raise ValueError(f"mask of shape {M.shape} does not broadcast to the scores' shape "
+                         f"{target_shape} (..., n, m)") from None
+    if M.ndim >= 2 and np.broadcast_shapes(M.shape, target_shape)[-2:] != target_shape[-2:]:
+        raise ValueError(f"mask of shape {M.shape} would enlarge the scores' shape "
+                         f"{target_shape}; its last two axes must be (n, m) or 1")
+    return M
+
+
+def _check_no_empty_rows(masked: np.ndarray, what: str = "mask") -> None:
+    """Raise if some row of (..., n, m) scores is -inf everywhere (softmax undefined)."""
+    empty = np.all(masked == -np.inf, axis=-1)  # (..., n)
+    if np.any(empty):
+        where = tuple(int(i) for i in np.argwhere(empty)[0])
+        raise ValueError(f"the {what} blocks every key for query row {where} "
+                         f"(index over (..., n) of scores with shape {masked.shape}); "
+                         "softmax of a row that is -inf everywhere is undefined (0/0)")
+
+
+# --------------------------------------------------------------------------
+# 1. Softmax
+# --------------------------------------------------------------------------
+
+def softmax(x, axis: int = -1) -> np.ndarray:
+    """softmax(x)_j = exp(x_j - max x) / sum_i exp(x_i - max x), along `axis`.
+
+    Subtracting the maximum changes nothing mathematically and keeps exp() from
+    overflowing, so logits of any finite size work. Entries equal to -inf get
+    weight 0. A slice that is -inf everywhere has no softmax: ValueError.
+    """
+    x = np.asarray(x, dtype=float)
+    if np.any(np.isnan(x)) or np.any(x == np.inf):
+        raise ValueError(f"softmax input of shape {x.shape} contains NaN or +inf")
+    if x.ndim == 0:
+        raise ValueError("softmax needs at least one axis, got a scalar")
+    moved = np.moveaxis(x, axis, -1)
+    _check_no_empty_rows(moved, what="input to softmax")
+    shifted = x - np.max(x, axis=axis, keepdims=True)  # largest entry becomes 0
+    e = np.exp(shifted)  # in (0, 1], exp(-inf) = 0
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+# --------------------------------------------------------------------------
+# 2. Scaled dot-product attention
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AttentionSteps:
+    """Every intermediate of Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k) + M) V."""
+
+    scores: np.ndarray   # (..., n, m)   Q K^T
+    scaled: np.ndarray   # (..., n, m)   Q K^T / sqrt(d_k)
+    masked: np.ndarray   # (..., n, m)   Q K^T / sqrt(d_k) + M
+    weights: np.ndarray  # (..., n, m)   softmax over keys (each row sums to 1)
+    output: np.ndarray   # (..., n, d_v) weights @ V
+
+
+def _check_qkv(Q, K, V):
+    Q = _as_array("Q", Q, min_ndim=2)
+    K = _as_array("K", K, min_ndim=2)
+    V = _as_array("V", V, min_ndim=2)
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Q and K must have the same last dimension d_k, got Q {Q.shape} "
+                         f"and K {K.shape}")
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(f"K and V must have the same number of positions m, got K {K.shape} "
+                         f"and V {V.shape}")
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    except ValueError:
+        raise ValueError(f"batch dimensions of Q {Q.shape}, K {K.shape} and V {V.shape} "
+                         "do not broadcast") from None
+    return Q, K, V
+
+
+def attention_steps(Q, K, V, mask=None) -> AttentionSteps:
+    """All steps of softmax(Q K^T / sqrt(d_k) + M) V, in the order they happen.
+
+    Q : (..., n, d_k), K : (..., m, d_k), V : (..., m, d_v),
+    mask : additive, broadcastable to (..., n, m), or None.
+    """
+    Q, K, V = _check_qkv(Q, K, V)
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2)  # (..., n, d_k) @ (..., d_k, m) -> (..., n, m)
+    scaled = scores / np.sqrt(d_k)  # scale BEFORE softmax
+    if mask is None:
+        masked = scaled
+    else:
+        masked = scaled + _as_mask(mask, scaled.shape)  # (..., n, m), -inf where blocked
+        _check_no_empty_rows(masked)
+    weights = softmax(masked, axis=-1)  # over keys: each row sums to 1
+    output = weights @ V  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
+    return AttentionSteps(scores, scaled, masked, weights, output)
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k) + M) V; returns (output, weights).
+
+    output : (..., n, d_v), weights : (..., n, m).
+    """
+    steps = attention_steps(Q, K, V, mask)
+    return steps.output, steps.weights
+
+
+# --------------------------------------------------------------------------
+# 3. Masks (additive: 0 = may attend, -inf = may not)
+# --------------------------------------------------------------------------
+
+def causal_mask(n: int) -> np.ndarray:
+    """M[i, j] = 0 if j <= i else -inf: query i sees keys 0..i only. Shape (n, n)."""
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    future = np.triu(np.ones((n, n), dtype=bool), k=1)  # True above the diagonal
+    return np.where(future, -np.inf, 0.0)
+
+
+def padding_mask(lengths, m: int) -> np.ndarray:
+    """M[b, 0, j] = 0 if j < lengths[b] else -inf. Shape (batch, 1, m).
+
+    The axis of size 1 broadcasts over the n queries: padding hides keys, not queries.
+    """
+    if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 1:
+        raise ValueError(f"m must be a positive integer, got {m!r}")
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.size == 0 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"lengths must be a 1-D list of integers, got {lengths.tolist()!r}")
+    if np.any(lengths < 1) or np.any(lengths > m):
+        raise ValueError(f"every length must be in 1..m = 1..{m}, got {lengths.tolist()}")
+    is_pad = np.arange(m)[None, :] >= lengths[:, None]  # (batch, m)
+    return np.where(is_pad, -np.inf, 0.0)[:, None, :]  # (batch, 1, m)
+
+
+# --------------------------------------------------------------------------
+# 4. Multi-head attention
+# --------------------------------------------------------------------------
+
+def split_heads(X, num_heads: int) -> np.ndarray:
+    """(..., n, h*d) -> (..., h, n, d): head r gets the r-th contiguous block of columns."""
+    X = np.asarray(X, dtype=float)
+    *batch, n, width = X.shape
+    if width % num_heads:
+        raise ValueError(f"last dimension {width} of shape {X.shape} is not divisible by "
+                         f"num_heads = {num_heads}")
+    X = X.reshape(*batch, n, num_heads, width // num_heads)  # (..., n, h, d)
+    return np.swapaxes(X, -3, -2)  # (..., n, h, d) -> (..., h, n, d)
+
+
+def merge_heads(X) -> np.ndarray:
+    """(..., h, n, d) -> (..., n, h*d): Concat(head_1, ..., head_h) along features."""
+    X = np.swapaxes(np.asarray(X, dtype=float), -3, -2)  # (..., h, n, d) -> (..., n, h, d)
+    *batch, n, h, d = X.shape
+    return X.reshape(*batch, n, h * d)  # (..., n, h, d) -> (..., n, h*d)
+
+
+def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads: int, mask=None
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """MultiHead = Concat(head_1..head_h) W_O, head_r = Attention(X_q W_r^Q, X_kv W_r^K, X_kv W_r^V).
+
+    X_q : (..., n, d_model), X_kv : (..., m, d_model) (self-attention: X_kv = X_q),
+    W_Q, W_K : (d_model, h*d_k), W_V : (d_model, h*d_v), W_O : (h*d_v, d_model),
+    mask : additive, broadcastable to (..., n, m); the same mask for every head.
+    Returns output (..., n, d_model) and weights (..., h, n, m).
+    """
+    X_q = _as_array("X_q", X_q, min_ndim=2)
+    X_kv = _as_array("X_kv", X_kv, min_ndim=2)
+    W_Q, W_K, W_V, W_O = (_as_array(name, W, min_ndim=2) for name, W in
+                          (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V), ("W_O", W_O)))
+    if not isinstance(num_heads, (int, np.integer)) or isinstance(num_heads, bool) or num_heads < 1:
+        raise ValueError(f"num_heads must be a positive integer, got {num_heads!r}")
+    d_model = X_q.shape[-1]
+    if X_kv.shape[-1] != d_model:
+        raise ValueError(f"X_q and X_kv must have the same d_model, got X_q {X_q.shape} "
+                         f"and X_kv {X_kv.shape}")
+    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        if W.ndim != 2 or W.shape[0] != d_model:
+            raise ValueError(f"{name} must have shape (d_model, h*d) = ({d_model}, ...), "
+                             f"got {W.shape}")
+        if W.shape[1] % num_heads:
+            raise ValueError(f"{name} has {W.shape[1]} columns, not divisible by "
+                             f"num_heads = {num_heads} (shape {W.shape})")
+    if W_Q.shape != W_K.shape:
+        raise ValueError(f"W_Q and W_K must have the same shape (d_model, h*d_k), got "
+                         f"W_Q {W_Q.shape} and W_K {W_K.shape}")
+    if W_O.shape != (W_V.shape[1], d_model):
+        raise ValueError(f"W_O must have shape (h*d_v, d_model) = ({W_V.shape[1]}, {d_model}), "
+                         f"got {W_O.shape}")
+    Q = split_heads(X_q @ W_Q, num_heads)  # (..., n, d_model) @ (d_model, h*d_k) -> (..., h, n, d_k)
+    K = split_heads(X_kv @ W_K, num_heads)  # (..., m, d_model) @ (d_model, h*d_k) -> (..., h, m, d_k)
+    V = split_heads(X_kv @ W_V, num_heads)  # (..., m, d_model) @ (d_model, h*d_v) -> (..., h, m, d_v)
+    if mask is not None:
+        mask = np.asarray(mask, dtype=float)
+        mask = mask[..., None, :, :] if mask.ndim >= 2 else mask  # (..., 1, n, m): same for all heads
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask)  # (..., h, n, d_v), (..., h, n, m)
+    output = merge_heads(heads) @ W_O  # (..., n, h*d_v) @ (h*d_v, d_model) -> (..., n, d_model)
+    return output, weights
+
+
+# --------------------------------------------------------------------------
+# 5. Sinusoidal positional encoding
+# --------------------------------------------------------------------------
+
+def _positive_int(name: str, value) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def sinusoidal_positional_encoding(num_positions: int, d_model: int) -> np.ndarray:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(same). Shape (num_positions, d_model)."""
+    num_positions = _positive_int("num_positions", num_positions)
+    d_model = _positive_int("d_model", d_model)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (sin/cos pairs), got d_model = {d_model}")
+    pos = np.arange(num_positions)[:, None]  # (num_positions, 1)
+    two_i = np.arange(0, d_model, 2)[None, :]  # (1, d_model/2)
+    angle = pos / 10000.0 ** (two_i / d_model)  # (num_positions, d_model/2)
+    pe = np.empty((num_positions, d_model))
+    pe[:, 0::2] = np.sin(angle)  # even dimensions
+    pe[:, 1::2] = np.cos(angle)  # odd dimensions
+    return pe
+
+
+def positional_shift_matrix(k: float, d_model: int) -> np.ndarray:
+    """R_k with PE(pos + k) = PE(pos) @ R_k: block-diagonal 2x2 rotations by k*omega_i. Shape (d_model, d_model).
+
+    For the pair (sin w pos, cos w pos) the block is [[cos wk, -sin wk], [sin wk, cos wk]];
+    it depends on the offset k only, never on pos.
+    """
+    d_model = _positive_int("d_model", d_model)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even (sin/cos pairs), got d_model = {d_model}")
+    omega = 1.0 / 10000.0 ** (np.arange(0, d_model, 2) / d_model)  # (d_model/2,)
+    R = np.zeros((d_model, d_model))
+    c, s = np.cos(k * omega), np.sin(k * omega)
+    R[0::2, 0::2] = np.diag(c)   # sin' gets sin*cos(wk) ...
+    R[1::2, 0::2] = np.diag(s)   # ... + cos*sin(wk)
+    R[0::2, 1::2] = np.diag(-s)  # cos' gets -sin*sin(wk) ...
+    R[1::2, 1::2] = np.diag(c)   # ... + cos*cos(wk)
+    return R
+
+
+# --------------------------------------------------------------------------
+# 6. Position-wise feed-forward network and layer normalisation
+# --------------------------------------------------------------------------
+
+def relu(x) -> np.ndarray:
+    """ReLU(x) = max(0, x), elementwise."""
+    return np.maximum(0.0, x)
+
+
+def feed_forward(X, W_1, b_1, W_2, b_2) -> np.ndarray:
+    """FFN(X) = max(0, X W_1 + b_1) W_2 + b_2, the same weights at every position.
+
+    X : (..., n, d_model), W_1 : (d_model, d_ff), b_1 : (d_ff,), W_2 : (d_ff, d_model), b_2 : (d_model,).
+    """
+    X = _as_array("X", X, min_ndim=1)
+    W_1, b_1 = _as_array("W_1", W_1, 2), _as_array("b_1", b_1, 1)
+    W_2, b_2 = _as_array("W_2", W_2, 2), _as_array("b_2", b_2, 1)
+    d_model = X.shape[-1]
+    if W_1.shape[0] != d_model or b_1.shape != (W_1.shape[1],):
+        raise ValueError(f"need W_1 (d_model, d_ff) and b_1 (d_ff,) with d_model = {d_model}, "
+                         f"got W_1 {W_1.shape} and b_1 {b_1.shape}")
+    if W_2.shape != (W_1.shape[1], d_model) or b_2.shape != (d_model,):
+        raise ValueError(f"need W_2 (d_ff, d_model) = {(W_1.shape[1], d_model)} and b_2 "
+                         f"({d_model},), got W_2 {W_2.shape} and b_2 {b_2.shape}")
+    hidden = relu(X @ W_1 + b_1)  # (..., n, d_model) @ (d_model, d_ff) -> (..., n, d_ff)
+    return hidden @ W_2 + b_2  # (..., n, d_ff) @ (d_ff, d_model) -> (..., n, d_model)
+
+
+def layer_norm(X, gamma, beta, eps: float = 1e-5) -> np.ndarray:
+    """LayerNorm(x) = gamma * (x - mean) / sqrt(var + eps) + beta, over the last axis (biased var)."""
+    X = _as_array("X", X, min_ndim=1)
+    gamma, beta = _as_array("gamma", gamma, 1), _as_array("beta", beta, 1)
+    if gamma.shape != X.shape[-1:] or beta.shape != X.shape[-1:]:
+        raise ValueError(f"gamma and beta must have shape (d_model,) = {X.shape[-1:]}, got "
+                         f"gamma {gamma.shape} and beta {beta.shape}")
+    if not eps > 0:
+        raise ValueError(f"eps must be positive, got {eps!r}")
+    mean = X.mean(axis=-1, keepdims=True)  # (..., n, 1)
+    var = X.var(axis=-1, keepdims=True)  # (..., n, 1), divides by d_model (as PyTorch)
+    return gamma * (X - mean) / np.sqrt(var + eps) + beta
+
+
+# --------------------------------------------------------------------------
+# 7. Encoder and decoder layers (post-norm, as in "Attention Is All You Need")
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AttentionParams:
+    """Weights of one multi-head attention: W_Q, W_K (d_model, h*d_k), W_V (d_model, h*d_v), W_O (h*d_v, d_model)."""
+
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+    W_O: np.ndarray
+    num_heads: int
+
+
+@dataclass(frozen=True)
+class FFNParams:
+    """Weights of the FFN: W_1 (d_model, d_ff), b_1 (d_ff,), W_2 (d_ff, d_model), b_2 (d_model,)."""
+
+    W_1: np.ndarray
+    b_1: np.ndarray
+    W_2: np.ndarray
+    b_2: np.ndarray
+
+
+@dataclass(frozen=True)
+class LayerNormParams:
+    """Gain and bias of a layer norm, both (d_model,)."""
+
+    gamma: np.ndarray
+    beta: np.ndarray
+
+
+@dataclass(frozen=True)
+class EncoderLayerParams:
+    """Self-attention, norm, FFN, norm."""
+
+    self_attn: AttentionParams
+    norm1: LayerNormParams
+    ffn: FFNParams
+    norm2: LayerNormParams
+
+
+@dataclass(frozen=True)
+class DecoderLayerParams:
+    """Masked self-attention, norm, cross-attention, norm, FFN, norm."""
+
+    self_attn: AttentionParams
+    norm1: LayerNormParams
+    cross_attn: AttentionParams
+    norm2: LayerNormParams
+    ffn: FFNParams
+    norm3: LayerNormParams
+
+
+def init_attention_params(d_model: int, num_heads: int, rng: np.random.Generator,
+                          d_k: int | None = None, d_v: int | None = None) -> AttentionParams:
+    """Random W_Q, W_K, W_V, W_O with std 1/sqrt(fan_in); d_k = d_v = d_model / h by default."""
+    d_model, num_heads = _positive_int("d_model", d_model), _positive_int("num_heads", num_heads)
+    if (d_k is None or d_v is None) and d_model % num_heads:
+        raise ValueError(f"d_model = {d_model} is not divisible by num_heads = {num_heads}; "
+                         "choose h among the divisors of d_model or pass d_k and d_v")
+    d_k = d_model // num_heads if d_k is None else _positive_int("d_k", d_k)
+    d_v = d_model // num_heads if d_v is None else _positive_int("d_v", d_v)
+    h = num_heads
+    return AttentionParams(
+        W_Q=rng.normal(0, d_model ** -0.5, size=(d_model, h * d_k)),
+        W_K=rng.normal(0, d_model ** -0.5, size=(d_model, h * d_k)),
+        W_V=rng.normal(0, d_model ** -0.5, size=(d_model, h * d_v)),
+        W_O=rng.normal(0, (h * d_v) ** -0.5, size=(h * d_v, d_model)),
+        num_heads=h,
+    )
+
+
+def init_ffn_params(d_model: int, d_ff: int, rng: np.random.Generator) -> FFNParams:
+    """Random W_1, W_2 with std 1/sqrt(fan_in) and zero biases."""
+    d_model, d_ff = _positive_int("d_model", d_model), _positive_int("d_ff", d_ff)
+    return FFNParams(W_1=rng.normal(0, d_model ** -0.5, size=(d_model, d_ff)), b_1=np.zeros(d_ff),
+                     W_2=rng.normal(0, d_ff ** -0.5, size=(d_ff, d_model)), b_2=np.zeros(d_model))
+
+
+def _init_norm(d_model: int) -> LayerNormParams:
+    return LayerNormParams(gamma=np.ones(d_model), beta=np.zeros(d_model))
+
+
+def init_encoder_layer(d_model: int, num_heads: int, d_ff: int,
+                       rng: np.random.Generator) -> EncoderLayerParams:
+    """Seeded parameters of one encoder layer (pass np.random.default_rng(seed))."""
+    return EncoderLayerParams(self_attn=init_attention_params(d_model, num_heads, rng),
+                              norm1=_init_norm(d_model), ffn=init_ffn_params(d_model, d_ff, rng),
+                              norm2=_init_norm(d_model))
+
+
+def init_decoder_layer(d_model: int, num_heads: int, d_ff: int,
+                       rng: np.random.Generator) -> DecoderLayerParams:
+    """Seeded parameters of one decoder layer (pass np.random.default_rng(seed))."""
+    return DecoderLayerParams(self_attn=init_attention_params(d_model, num_heads, rng),
+                              norm1=_init_norm(d_model),
+                              cross_attn=init_attention_params(d_model, num_heads, rng),
+                              norm2=_init_norm(d_model), ffn=init_ffn_params(d_model, d_ff, rng),
+                              norm3=_init_norm(d_model))
+
+
+def _mha(X_q, X_kv, p: AttentionParams, mask):
+    return multi_head_attention(X_q, X_kv, p.W_Q, p.W_K, p.W_V, p.W_O, p.num_heads, mask)[0]
+
+
+def _ln(X, p: LayerNormParams):
+    return layer_norm(X, p.gamma, p.beta)
+
+
+def _ffn(X, p: FFNParams):
+    return feed_forward(X, p.W_1, p.b_1, p.W_2, p.b_2)
+
+
+def encoder_layer(X, params: EncoderLayerParams, mask=None) -> np.ndarray:
+    """Post-norm: H = LN(X + MHA(X, X)); Y = LN(H + FFN(H)). X : (..., n, d_model)."""
+    H = _ln(X + _mha(X, X, params.self_attn, mask), params.norm1)  # (..., n, d_model)
+    return _ln(H + _ffn(H, params.ffn), params.norm2)  # (..., n, d_model)
+
+
+def decoder_layer(Y, memory, params: DecoderLayerParams, self_mask=None,
+                  cross_mask=None) -> np.ndarray:
+    """Post-norm: A = LN(Y + MHA(Y, Y, causal)); B = LN(A + MHA(A, memory)); LN(B + FFN(B)).
+
+    Y : (..., n, d_model) decoder input, memory : (..., m, d_model) encoder output.
+    Cross-attention takes Q from the decoder and K, V from the encoder.
+    self_mask defaults to causal_mask(n); cross_mask (e.g. padding of the source) to none.
+    """
+    Y = _as_array("Y", Y, min_ndim=2)
+    if self_mask is None:
+        self_mask = causal_mask(Y.shape[-2])
+    A = _ln(Y + _mha(Y, Y, params.self_attn, self_mask), params.norm1)  # (..., n, d_model)
+    B = _ln(A + _mha(A, memory, params.cross_attn, cross_mask), params.norm2)  # (..., n, d_model)
+    return _ln(B + _ffn(B, params.ffn), params.norm3)  # (..., n, d_model)
+
+
+def encode(X, layers: list[EncoderLayerParams], mask=None) -> np.ndarray:
+    """Run X (..., n, d_model) through a stack of encoder layers."""
+    for p in layers:
+        X = encoder_layer(X, p, mask)
+    return X
+
+
+def decode(Y, memory, layers: list[DecoderLayerParams], self_mask=None,
+           cross_mask=None) -> np.ndarray:
+    """Run Y (..., n, d_model) through a stack of decoder layers, all reading the same memory."""
+    for p in layers:
+        Y = decoder_layer(Y, memory, p, self_mask, cross_mask)
+    return Y
+
+
+# --------------------------------------------------------------------------
+# 8. The cost of attention, and tiled attention with an online softmax
+# --------------------------------------------------------------------------
+
+def attention_cost(n: int, m: int | None = None, d_k: int = 64, d_v: int | None = None,
+                   h: int = 1, bytes_per_number: int = 8) -> dict[str, int]:
+    """Exact counts for one attention call: score entries h*n*m, their bytes, multiply-adds."""
+    n = _positive_int("n", n)
+    m = n if m is None else _positive_int("m", m)
+    d_v = d_k if d_v is None else d_v
+    entries = h * n * m
+    return {
+        "score_entries": entries,                       # one per (query, key) pair and head
+        "score_bytes": entries * bytes_per_number,      # memory of one (h, n, m) matrix
+        "multiply_adds": entries * d_k + entries * d_v,  # Q K^T, then weights @ V
+    }
+
+
+def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
+    """softmax(Q K^T / sqrt(d_k) + M) V, block by block with a running (online) softmax.
+
+    Never holds more than a (block_size, block_size) tile of scores per batch entry.
+    For each query block it keeps, per row, the running max r, the running sum
+    l = sum exp(s - r) and the running numerator acc = sum exp(s - r) v; when a new
+    tile raises the max to r', old sums are rescaled by exp(r - r'). Equal to
+    scaled_dot_product_attention to float64 round-off. Returns (..., n, d_v).
+    """
+    Q, K, V = _check_qkv(Q, K, V)
+    block_size = _positive_int("block_size", block_size)
+    *_, n, d_k = Q.shape
+    m, d_v = V.shape[-2:]
+    batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    if mask is not None:
+        mask = np.broadcast_to(_as_mask(mask, (*batch, n, m)), (*batch, n, m))  # a view, no copy
+    out = np.empty((*batch, n, d_v))
+    for i in range(0, n, block_size):
+        q = Q[..., i:i + block_size, :] / np.sqrt(d_k)  # (..., b_q, d_k), scaled once
+        b_q = q.shape[-2]
+        run_max = np.full((*batch, b_q, 1), -np.inf)  # r
+        run_sum = np.zeros((*batch, b_q, 1))  # l
+        acc = np.zeros((*batch, b_q, d_v))  # sum of exp(s - r) v
+        for j in range(0, m, block_size):
+            s = q @ np.swapaxes(K[..., j:j + block_size, :], -1, -2)  # (..., b_q, d_k) @ (..., d_k, b_k) -> (..., b_q, b_k)
+            if mask is not None:
+                s = s + mask[..., i:i + block_size, j:j + block_size]
+            new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))  # (..., b_q, 1)
+            # rows still -inf everywhere keep max -inf; shift by 0 there to avoid inf - inf
+            safe_max = np.where(new_max == -np.inf, 0.0, new_max)
+            rescale = np.exp(run_max - safe_max)  # (..., b_q, 1), exp(-inf) = 0 at the start
+            p = np.exp(s - safe_max)  # (..., b_q, b_k)
+            run_sum = run_sum * rescale + p.sum(axis=-1, keepdims=True)
+            acc = acc * rescale + p @ V[..., j:j + block_size, :]  # (..., b_q, b_k) @ (..., b_k, d_v) -> (..., b_q, d_v)
+            run_max = new_max
+        if np.any(run_sum == 0):
+            row = tuple(int(x) for x in np.argwhere(run_sum[..., 0] == 0)[0])
+            row = (*row[:-1], row[-1] + i)
+            raise ValueError(f"the mask blocks every key for query row {row} (index over "
+                             f"(..., n)); softmax of a row that is -inf everywhere is undefined")
+        out[..., i:i + block_size, :] = acc / run_sum  # (..., b_q, d_v)
+    return out

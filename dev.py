@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""One entry point for the course: set up, open, test, regenerate, benchmark.
+
+    python3 dev.py lab          # create .venv if needed, open JupyterLab on the course
+    python3 dev.py test         # create .venv if needed, run every test and notebook
+    python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
+    python3 dev.py bench        # performance benchmarks (not part of `test`)
+
+Only the standard library is used here, so it runs on a fresh Python 3.11+.
+Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PY = VENV / "bin" / "python"
+STAMP = VENV / ".installed-requirements"
+NOTEBOOKS = ROOT / "notebooks"
+
+# Same environment for the test run, the kernels it starts and regeneration:
+# deterministic hashing, no GUI backend, nothing written to the user's home.
+DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "TZ": "UTC",
+                     "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+
+
+def _requirements_hash() -> str:
+    h = hashlib.sha256()
+    for name in ("requirements.txt", "pyproject.toml"):
+        h.update((ROOT / name).read_bytes())
+    return h.hexdigest()
+
+
+def ensure_env() -> None:
+    """Create .venv and install requirements.txt plus the repo (editable), once per change."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"Python 3.11 or newer is needed, this is {sys.version.split()[0]}")
+    if not PY.exists():
+        print(f"Creating {VENV} ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    want = _requirements_hash()
+    if STAMP.exists() and STAMP.read_text() == want:
+        return
+    print("Installing requirements into .venv (first run takes a few minutes) ...", flush=True)
+    subprocess.run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([PY, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements.txt"],
+                   check=True)
+    subprocess.run([PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ROOT], check=True)
+    _quiet_jupyterlab()
+    STAMP.write_text(want)
+
+
+def _quiet_jupyterlab() -> None:
+    """Switch off JupyterLab's news/update pop-up (it covers the page, and it calls out)."""
+    settings = VENV / "share" / "jupyter" / "lab" / "settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    (settings / "overrides.json").write_text(json.dumps({
+        "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                         "checkForUpdates": False}}, indent=2))
+
+
+def _env() -> dict:
+    env = dict(os.environ, **DETERMINISTIC_ENV)
+    env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def cmd_lab(args: list[str]) -> int:
+    ensure_env()
+    token = secrets.token_hex(16)
+    print(f"Opening JupyterLab on http://127.0.0.1:8888/lab?token={token}", flush=True)
+    return subprocess.call([PY, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
+                            f"--IdentityProvider.token={token}",
+                            f"--ServerApp.root_dir={ROOT}",
+                            "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb",
+                            *args], env=_env())
+
+
+def cmd_test(args: list[str]) -> int:
+    ensure_env()
+    lint = subprocess.call([PY, "-m", "ruff", "check", "--quiet", "."], cwd=ROOT, env=_env())
+    if lint:
+        print("ruff found problems (see above); fix them before the tests count.")
+    pytest_args = args or ["tests", "notebooks"]
+    code = subprocess.call([PY, "-m", "pytest", "--nbval", "--nbval-current-env",
+                            "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
+                            "-p", "no:cacheprovider", *pytest_args], cwd=ROOT, env=_env())
+    return code or lint
+
+
+def cmd_regenerate(args: list[str]) -> int:
+    ensure_env()
+    paths = args or sorted(str(p) for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    return subprocess.call([PY, ROOT / "scripts" / "regenerate.py", *paths], cwd=ROOT,
+                           env=_env())
+
+
+def cmd_bench(args: list[str]) -> int:
+    ensure_env()
+    return subprocess.call([PY, ROOT / "scripts" / "bench.py", *args], cwd=ROOT, env=_env())
+
+
+def main(argv: list[str]) -> int:
+    commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
+                "bench": cmd_bench, "setup": lambda a: ensure_env() or 0}
+    if not argv or argv[0] not in commands:
+        print(__doc__)
+        return 2
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,45 @@
+"""Re-execute notebooks in place so their stored outputs are fresh (run via `python3 dev.py regenerate`).
+
+Each notebook runs top to bottom in a fresh kernel from its own folder, with
+the deterministic environment set by dev.py. A cell that raises stops the run
+(unless tagged `raises-exception`) and the file is left untouched. Every cell
+has a timeout: executing widget notebooks through nbclient has been seen to
+stall upstream, and a slow run is a bug to look at, not to wait out.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+CELL_TIMEOUT_S = 120
+
+
+def regenerate(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, startup_timeout=60,
+                            kernel_name="python3", store_widget_state=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    client.execute()
+    for cell in nb.cells:  # notebooks must not keep widget state or run times
+        cell.metadata.pop("execution", None)
+    nb.metadata.pop("widgets", None)
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    print(f"{path}: {sum(c.cell_type == 'code' for c in nb.cells)} code cells, "
+          f"{time.perf_counter() - start:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    failed = 0
+    for arg in sys.argv[1:]:
+        try:
+            regenerate(Path(arg))
+        except Exception as e:  # report and go on with the next notebook
+            failed += 1
+            print(f"{arg}: FAILED, file left unchanged: {type(e).__name__}: {e}"[:2000],
+                  file=sys.stderr, flush=True)
+    sys.exit(1 if failed else 0)
