@@ -34,7 +34,7 @@ try:  # a font with Japanese glyphs; without it labels like 猫 render as boxes
 except ImportError:  # pragma: no cover - listed in requirements.txt
     JAPANESE_FONT = False
 
-import attention_core as ac
+import attention_core as ac  # noqa: F401  (used by the notebook sections below)
 
 matplotlib.rcParams.update({
     "figure.dpi": 80,          # projector-readable, small PNGs

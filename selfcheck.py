@@ -139,7 +139,8 @@ def check_value(answer, expected, what: str, mistakes: dict | None = None,
         value, label, why = (spec if isinstance(spec, tuple) else (spec, *MISTAKES[key]))
         v = np.asarray(value, dtype=float)
         if v.shape == a.shape and np.allclose(a, v, atol=atol, rtol=1e-6, equal_nan=True):
-            return Verdict(MISTAKE, f"Not quite: your {what} is what {label} gives. {why}", key)
+            return Verdict(MISTAKE, f"Not quite: your {what} is what {label} gives. "
+                                    f"{why[0].upper()}{why[1:]}", key)
     if a.shape != e.shape:
         return Verdict(WRONG, f"Wrong shape: your {what} has shape {a.shape}, expected "
                               f"{e.shape}. {hint}".rstrip())
