@@ -51,7 +51,6 @@ def ensure_env() -> None:
     if STAMP.exists() and STAMP.read_text() == want:
         return
     print("Installing requirements into .venv (first run takes a few minutes) ...", flush=True)
-    subprocess.run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
     subprocess.run([PY, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements.txt"],
                    check=True)
     subprocess.run([PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ROOT], check=True)

@@ -1,0 +1,252 @@
+"""Unit tests of attention_core with hand-computed values, and its errors on bad input."""
+
+import numpy as np
+import pytest
+
+import attention_core as ac
+
+# The worked example of notebook 02 (seed 004): tokens 私, は, 猫
+Z = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+W_Q = np.eye(2)
+W_K = np.array([[1.0, 1.0], [1.0, -1.0]])
+W_V = np.array([[2.0, 0.0], [0.0, 3.0]])
+
+
+def test_worked_example_by_hand():
+    Q, K, V = Z @ W_Q, Z @ W_K, Z @ W_V
+    steps = ac.attention_steps(Q, K, V)
+    # K = [[1,1],[1,-1],[2,0]], so S = Q K^T by hand:
+    assert np.array_equal(steps.scores, [[1, 1, 2], [1, -1, 0], [2, 0, 2]])
+    assert np.allclose(steps.scaled, steps.scores / np.sqrt(2))
+    # row 1: exp(1/r2), exp(1/r2), exp(2/r2) over their sum
+    e = np.exp(np.array([1, 1, 2]) / np.sqrt(2))
+    assert np.allclose(steps.weights[0], e / e.sum())
+    assert np.allclose(steps.weights[0], [0.248255, 0.248255, 0.503490], atol=1e-6)
+    # o_1 = a_11 v_1 + a_12 v_2 + a_13 v_3 with v = (2,0), (0,3), (2,3)
+    a = steps.weights[0]
+    assert np.allclose(steps.output[0], a[0] * V[0] + a[1] * V[1] + a[2] * V[2])
+    assert np.allclose(steps.output[0], [1.503490, 2.255235], atol=1e-6)
+    assert steps.masked is steps.scaled  # no mask: nothing added
+
+
+def test_column_convention_is_the_transpose():
+    # seed 000: Attention = V softmax(K^T Q / sqrt(d_k)), Q (d_k, n), softmax down each column
+    Q, K, V = (Z @ W_Q).T, (Z @ W_K).T, (Z @ W_V).T  # (d_k, n), (d_k, m), (d_v, m)
+    cols = V @ ac.softmax(K.T @ Q / np.sqrt(2), axis=0)  # (d_v, m) @ (m, n) -> (d_v, n)
+    out, _ = ac.scaled_dot_product_attention(Q.T, K.T, V.T)
+    assert np.allclose(cols.T, out)
+
+
+def test_softmax_values_and_stability():
+    assert np.allclose(ac.softmax([0.0, 0.0]), [0.5, 0.5])
+    assert np.allclose(ac.softmax([np.log(1.0), np.log(3.0)]), [0.25, 0.75])
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # underflow to 0 is fine
+        p = ac.softmax([1e4, 0.0, -1e4])
+        q = ac.softmax([1e308, 1e308])
+    assert np.array_equal(p, [1.0, 0.0, 0.0])
+    assert np.allclose(q, [0.5, 0.5])
+    assert np.allclose(ac.softmax([[1.0, 2.0], [3.0, 4.0]], axis=0).sum(axis=0), 1.0)
+    assert np.array_equal(ac.softmax([0.0, -np.inf]), [1.0, 0.0])
+
+
+def test_causal_mask_values():
+    M = ac.causal_mask(3)
+    assert M.shape == (3, 3)
+    assert np.array_equal(np.isinf(M), [[False, True, True], [False, False, True],
+                                        [False, False, False]])
+    assert np.all(M[np.isfinite(M)] == 0) and np.all(M[np.isinf(M)] < 0)
+
+
+def test_padding_mask_values():
+    M = ac.padding_mask([2, 3], 3)
+    assert M.shape == (2, 1, 3)
+    assert np.array_equal(np.isinf(M[:, 0]), [[False, False, True], [False, False, False]])
+
+
+def test_seed_001_causal_example():
+    rng = np.random.default_rng(0)
+    n, d_model, d_k, d_v = 4, 6, 3, 2
+    X = rng.normal(size=(n, d_model))
+    Wq, Wk, Wv = (rng.normal(size=(d_model, d)) for d in (d_k, d_k, d_v))
+    steps = ac.attention_steps(X @ Wq, X @ Wk, X @ Wv, ac.causal_mask(n))
+    assert steps.scores.shape == (4, 4) and steps.weights.shape == (4, 4)
+    assert steps.output.shape == (4, 2)
+    assert np.array_equal(steps.weights[0], [1.0, 0.0, 0.0, 0.0])
+    assert np.allclose(np.triu(steps.weights, 1), 0.0)
+
+
+def test_padding_and_causal_together_with_batch():
+    rng = np.random.default_rng(1)
+    Q = rng.normal(size=(2, 4, 3))
+    mask = ac.causal_mask(4) + ac.padding_mask([2, 4], 4)  # (2, 4, 4)
+    _, w = ac.scaled_dot_product_attention(Q, Q, Q, mask)
+    assert w.shape == (2, 4, 4)
+    assert np.allclose(w[0, :, 2:], 0.0)  # batch 0: keys 2, 3 are padding
+    assert np.allclose(np.triu(w[1], 1), 0.0)
+
+
+def test_multi_head_shapes_and_single_head_case():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(5, 8))
+    p = ac.init_attention_params(8, 2, rng)
+    out, w = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2)
+    assert out.shape == (5, 8) and w.shape == (2, 5, 5)
+    # h = 1 is plain attention followed by W_O
+    o1, w1 = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, p.W_O, 1)
+    ref, wref = ac.scaled_dot_product_attention(X @ p.W_Q, X @ p.W_K, X @ p.W_V)
+    assert np.allclose(o1, ref @ p.W_O) and np.allclose(w1[0], wref)
+
+
+def test_multi_head_cross_attention_and_padding_mask_with_batch():
+    rng = np.random.default_rng(3)
+    Xq, Xkv = rng.normal(size=(2, 3, 8)), rng.normal(size=(2, 6, 8))
+    p = ac.init_attention_params(8, 4, rng)
+    out, w = ac.multi_head_attention(Xq, Xkv, p.W_Q, p.W_K, p.W_V, p.W_O, 4,
+                                     ac.padding_mask([6, 2], 6))
+    assert out.shape == (2, 3, 8) and w.shape == (2, 4, 3, 6)
+    assert np.allclose(w[1, :, :, 2:], 0.0)
+
+
+def test_positional_encoding_values():
+    pe = ac.sinusoidal_positional_encoding(50, 4)
+    assert pe.shape == (50, 4)
+    assert np.allclose(pe[0], [0, 1, 0, 1])
+    assert np.allclose(pe[1], [np.sin(1), np.cos(1), np.sin(0.01), np.cos(0.01)])
+
+
+def test_feed_forward_and_layer_norm_by_hand():
+    X = np.array([[1.0, -2.0]])
+    W_1, b_1 = np.array([[1.0, 0.0, -1.0], [0.0, 1.0, 1.0]]), np.array([0.0, 3.0, 0.0])
+    W_2, b_2 = np.ones((3, 2)), np.array([0.5, -0.5])
+    # X W_1 + b_1 = [1, 1, -3] -> ReLU [1, 1, 0] -> @ ones = [2, 2] + b_2
+    assert np.allclose(ac.feed_forward(X, W_1, b_1, W_2, b_2), [[2.5, 1.5]])
+    Y = ac.layer_norm(np.array([[1.0, 3.0]]), np.ones(2), np.zeros(2), eps=0.0 + 1e-12)
+    assert np.allclose(Y, [[-1.0, 1.0]])
+
+
+def test_encoder_decoder_shapes_and_post_norm():
+    rng = np.random.default_rng(4)
+    enc = [ac.init_encoder_layer(8, 2, 32, rng) for _ in range(2)]
+    dec = [ac.init_decoder_layer(8, 2, 32, rng) for _ in range(2)]
+    src, tgt = rng.normal(size=(5, 8)), rng.normal(size=(4, 8))
+    memory = ac.encode(src, enc)
+    out = ac.decode(tgt, memory, dec)
+    assert memory.shape == (5, 8) and out.shape == (4, 8)
+    # post-norm: every output row is normalised (gamma = 1, beta = 0)
+    assert np.allclose(out.mean(axis=-1), 0.0, atol=1e-12)
+    assert np.allclose(out.var(axis=-1), 1.0, atol=1e-4)
+
+
+def test_attention_cost_counts():
+    c = ac.attention_cost(1024, d_k=64, h=8)
+    assert c["score_entries"] == 8 * 1024 * 1024
+    assert c["score_bytes"] == 8 * 1024 * 1024 * 8
+    assert ac.attention_cost(2048)["score_entries"] == 4 * ac.attention_cost(1024)["score_entries"]
+
+
+# ---------------------------------------------------------------- bad input
+
+def _raises(match, fn, *args, **kwargs):
+    with pytest.raises(ValueError, match=match) as info:
+        fn(*args, **kwargs)
+    return str(info.value)
+
+
+def test_mismatched_inner_dimensions_name_the_shapes():
+    msg = _raises("Q and K", ac.scaled_dot_product_attention,
+                  np.ones((3, 4)), np.ones((5, 2)), np.ones((5, 2)))
+    assert "(3, 4)" in msg and "(5, 2)" in msg
+    msg = _raises("K and V", ac.scaled_dot_product_attention,
+                  np.ones((3, 2)), np.ones((5, 2)), np.ones((4, 2)))
+    assert "(5, 2)" in msg and "(4, 2)" in msg
+
+
+def test_heads_must_divide_d_model():
+    X = np.ones((2, 6))
+    msg = _raises("num_heads = 4", ac.multi_head_attention, X, X, np.ones((6, 6)),
+                  np.ones((6, 6)), np.ones((6, 6)), np.ones((6, 6)), 4)
+    assert "(6, 6)" in msg
+    _raises("not divisible by num_heads = 4", ac.init_attention_params, 6, 4,
+            np.random.default_rng(0))
+
+
+def test_wrong_W_O_shape_is_named():
+    X = np.ones((2, 4))
+    msg = _raises("W_O must have shape", ac.multi_head_attention, X, X, np.ones((4, 4)),
+                  np.ones((4, 4)), np.ones((4, 4)), np.ones((2, 4)), 2)
+    assert "(4, 4)" in msg and "(2, 4)" in msg
+
+
+def test_odd_d_model_positional_encoding():
+    _raises("d_model must be even.*d_model = 5", ac.sinusoidal_positional_encoding, 10, 5)
+    _raises("d_model must be even", ac.positional_shift_matrix, 1, 7)
+    _raises("num_positions must be a positive integer", ac.sinusoidal_positional_encoding, 0, 4)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_inputs(bad):
+    Q = np.ones((2, 2))
+    Q[1, 0] = bad
+    msg = _raises("Q contains", ac.scaled_dot_product_attention, Q, np.ones((2, 2)), np.ones((2, 2)))
+    assert "(1, 0)" in msg
+    with pytest.raises(ValueError, match="X contains"):
+        ac.layer_norm(_x_with(bad), np.ones(2), np.zeros(2))
+
+
+def _x_with(bad):
+    X = np.zeros((2, 2))
+    X[0, 1] = bad
+    return X
+
+
+def test_nan_in_softmax_and_mask():
+    _raises("NaN or \\+inf", ac.softmax, [1.0, np.nan])
+    _raises("NaN or \\+inf", ac.scaled_dot_product_attention, np.ones((2, 2)), np.ones((2, 2)),
+            np.ones((2, 2)), np.array([[0, np.nan], [0, 0]]))
+
+
+def test_mask_of_wrong_shape():
+    Q = np.ones((3, 2))
+    msg = _raises("mask of shape \\(2, 2\\)", ac.scaled_dot_product_attention, Q, Q, Q,
+                  ac.causal_mask(2))
+    assert "(3, 3)" in msg
+    # broadcastable but enlarging the (n, m) axes is refused too
+    _raises("enlarge", ac.scaled_dot_product_attention, np.ones((1, 2)), np.ones((1, 2)),
+            np.ones((1, 2)), np.zeros((3, 1)))
+
+
+def test_fully_masked_row_is_named():
+    Q = np.ones((3, 2))
+    mask = np.zeros((3, 3))
+    mask[1] = -np.inf
+    msg = _raises("query row \\(1,\\)", ac.scaled_dot_product_attention, Q, Q, Q, mask)
+    assert "undefined" in msg
+    _raises("query row \\(1,\\)", ac.tiled_attention, Q, Q, Q, 2, mask)
+    _raises("every key", ac.softmax, [-np.inf, -np.inf])
+    batch_mask = np.zeros((2, 3, 3))
+    batch_mask[1, 2] = -np.inf
+    _raises("query row \\(1, 2\\)", ac.tiled_attention, np.ones((2, 3, 2)), np.ones((2, 3, 2)),
+            np.ones((2, 3, 2)), 2, batch_mask)
+
+
+def test_bad_mask_arguments():
+    _raises("n must be a positive integer", ac.causal_mask, 0)
+    _raises("lengths", ac.padding_mask, [[1, 2]], 3)
+    _raises("every length must be in 1..m = 1..3, got \\[4\\]", ac.padding_mask, [4], 3)
+    _raises("block_size", ac.tiled_attention, np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), 0)
+
+
+def test_ffn_and_layer_norm_shapes_named():
+    msg = _raises("W_1", ac.feed_forward, np.ones((2, 4)), np.ones((3, 8)), np.ones(8),
+                  np.ones((8, 4)), np.ones(4))
+    assert "(3, 8)" in msg
+    _raises("gamma and beta", ac.layer_norm, np.ones((2, 4)), np.ones(3), np.zeros(4))
+
+
+def test_bad_input_changes_nothing():
+    Q = np.arange(6.0).reshape(3, 2)
+    before = Q.copy()
+    mask = np.full((3, 3), -np.inf)
+    with pytest.raises(ValueError):
+        ac.scaled_dot_product_attention(Q, Q, Q, mask)
+    assert np.array_equal(Q, before) and np.all(mask == -np.inf)

@@ -1,0 +1,121 @@
+"""House rules of the notebooks, checked on the committed files.
+
+Strict nbval compares stored outputs with a fresh run, but a notebook that was
+never executed has nothing stored and passes silently. These tests make sure
+every notebook was executed in order in one fresh kernel, stores no error it
+should not, and keeps the rules that nbval cannot see.
+"""
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import attention_core as ac
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _src(cell):
+    return "".join(cell.get("source", ""))
+
+
+def _tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def _code(path):
+    return [c for c in _cells(path) if c["cell_type"] == "code" and "skip-execution" not in _tags(c)]
+
+
+def test_there_are_notebooks_and_they_are_numbered_in_order():
+    assert NOTEBOOKS, "no notebooks found in notebooks/"
+    numbers = []
+    for p in NOTEBOOKS:
+        m = NAME.match(p.name)
+        assert m, f"{p.name}: notebooks are named NN_topic.ipynb (lower case, underscores)"
+        numbers.append(int(m.group(1)))
+    assert numbers == list(range(len(numbers))), f"numbers {numbers} are not 00, 01, ... in order"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_in_order_in_one_fresh_kernel(path):
+    counts = [c.get("execution_count") for c in _code(path)]
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"{path.name}: execution counts {counts} are not 1..N; regenerate with "
+        "`python3 dev.py regenerate`")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_stored_errors_or_warnings(path):
+    for i, c in enumerate(_code(path), 1):
+        for o in c.get("outputs", []):
+            if o["output_type"] == "error":
+                assert "raises-exception" in _tags(c), (
+                    f"{path.name} code cell {i} stores an error {o.get('ename')} but is not "
+                    "tagged raises-exception")
+            if o.get("name") == "stderr":
+                assert "Warning" not in "".join(o.get("text", "")), (
+                    f"{path.name} code cell {i} prints a warning on stderr")
+        if "raises-exception" in _tags(c):
+            assert any(o["output_type"] == "error" for o in c.get("outputs", [])), (
+                f"{path.name} code cell {i} is tagged raises-exception but stores no error")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_ignored_outputs_are_few_and_explained(path):
+    code = _code(path)
+    ignored = [c for c in code if "NBVAL_IGNORE_OUTPUT" in _src(c)]
+    assert len(ignored) <= max(2, len(code) // 4), (
+        f"{path.name}: {len(ignored)} of {len(code)} code cells are not compared")
+    for c in ignored:
+        first = _src(c).splitlines()[0]
+        assert re.search(r"NBVAL_IGNORE_OUTPUT\s*\S", first), (
+            f"{path.name}: '{first}' - say why the output is not compared, on the same line")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_prose_outweighs_code_and_cells_are_short(path):
+    cells = _cells(path)
+    md = sum(len(_src(c)) for c in cells if c["cell_type"] == "markdown")
+    code = sum(len(_src(c)) for c in cells if c["cell_type"] == "code")
+    assert md >= code, f"{path.name}: {md} characters of markdown < {code} of code"
+    for c in cells:
+        if c["cell_type"] == "code":
+            lines = [x for x in _src(c).splitlines() if x.strip() and not x.strip().startswith("#")]
+            assert len(lines) <= 15, f"{path.name}: a code cell has {len(lines)} lines:\n{_src(c)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_core_function_is_redefined(path):
+    core = set(ac.__all__)
+    for c in _code(path):
+        src = "\n".join(x for x in _src(c).splitlines() if not x.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                assert node.name not in core, (
+                    f"{path.name} redefines attention_core.{node.name}; import it instead")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_widget_state_or_foreign_kernel(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3"
+    assert "widgets" not in nb["metadata"], f"{path.name} stores widget state (regenerate it)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_listed_in_readme_and_start_here(path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"notebooks/{path.name}" in readme, f"{path.name} is missing from the README table"
+    if path.name != "00_start_here.ipynb":
+        start = "".join(_src(c) for c in _cells(ROOT / "notebooks" / "00_start_here.ipynb"))
+        assert path.name in start, f"{path.name} is missing from the map in 00_start_here"

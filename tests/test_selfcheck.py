@@ -1,0 +1,85 @@
+"""The generic self-checks: each classic mistake fed in must be named."""
+
+import numpy as np
+import pytest
+
+import attention_core as ac
+import selfcheck as sc
+
+rng = np.random.default_rng(7)
+Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+Qs, Ks, Vs = rng.normal(size=(4, 8)), rng.normal(size=(4, 8)), rng.normal(size=(4, 2))
+MASK = ac.causal_mask(4)
+D_K = 8
+
+
+def S(q=Qs, k=Ks):
+    return q @ k.T
+
+
+def test_unanswered_right_and_unknown():
+    assert sc.check_weights(..., Q, K).status == sc.UNANSWERED
+    assert "Not answered yet" in repr(sc.check_weights(..., Q, K))
+    _, w = ac.scaled_dot_product_attention(Q, K, V)
+    assert sc.check_weights(w, Q, K).ok
+    v = sc.check_weights(w + 0.01, Q, K)
+    assert v.status == sc.WRONG and v.mistake is None and "index" in v.message
+    v = sc.check_weights(w[:, :3], Q, K)
+    assert v.status == sc.WRONG and "shape" in v.message
+    assert sc.check_weights("abc", Q, K).status == sc.WRONG
+
+
+@pytest.mark.parametrize("key, wrong", [
+    ("softmax_wrong_axis", lambda: ac.softmax(S() / np.sqrt(D_K), axis=0)),
+    ("scale_after_softmax", lambda: ac.softmax(S()) / np.sqrt(D_K)),
+    ("no_scaling", lambda: ac.softmax(S())),
+    ("divide_by_d_k", lambda: ac.softmax(S() / D_K)),
+    ("transposed_weights", lambda: ac.softmax(S() / np.sqrt(D_K)).T),
+])
+def test_weight_mistakes_are_named(key, wrong):
+    v = sc.check_weights(wrong(), Qs, Ks)
+    assert v.mistake == key, v.message
+    assert sc.MISTAKES[key][0] in v.message
+
+
+@pytest.mark.parametrize("key, wrong", [
+    ("mask_on_values", lambda: (ac.softmax(S() / np.sqrt(D_K)) * np.isfinite(MASK)) @ Vs),
+    ("mask_after_softmax", lambda: (ac.softmax(S() / np.sqrt(D_K)) * np.isfinite(MASK)) @ Vs),
+    ("mask_missing", lambda: ac.softmax(S() / np.sqrt(D_K)) @ Vs),
+    ("no_scaling", lambda: ac.softmax(S() + MASK) @ Vs),
+])
+def test_masked_output_mistakes_are_named(key, wrong):
+    v = sc.check_attention(wrong(), Qs, Ks, Vs, MASK)
+    # zeroing V per query and zeroing weights after softmax give the same numbers:
+    # both are reported as the V-masking bug, the one the curriculum names
+    expected = "mask_on_values" if key == "mask_after_softmax" else key
+    assert v.mistake == expected, v.message
+
+
+def test_mask_after_softmax_is_named_for_weights():
+    wrong = ac.softmax(S() / np.sqrt(D_K)) * np.isfinite(MASK)
+    assert sc.check_weights(wrong, Qs, Ks, MASK).mistake == "mask_after_softmax"
+
+
+def test_scores_checks():
+    assert sc.check_scores(S(), Qs, Ks).ok
+    assert sc.check_scores(S().T, Qs, Ks).mistake == "transposed_scores"
+    assert sc.check_scores(S() / np.sqrt(D_K), Qs, Ks).mistake == "scaled_too_early"
+
+
+def test_W_O_shape_mistakes():
+    assert sc.check_W_O_shape((16, 12), d_model=12, h=2, d_k=4, d_v=8).ok
+    assert sc.check_W_O_shape((8, 12), 12, 2, 4, 8).mistake == "W_O_uses_d_k"
+    assert sc.check_W_O_shape((12, 16), 12, 2, 4, 8).mistake == "W_O_transposed"
+    assert sc.check_W_O_shape((8, 12), 12, 2, 6, 8).mistake == "W_O_single_head"
+    assert sc.check_W_O_shape(..., 12, 2, 4, 8).status == sc.UNANSWERED
+    assert sc.check_W_O_shape("ab", 12, 2, 4, 8).status == sc.WRONG
+
+
+def test_multi_head_without_W_O_is_named():
+    X = rng.normal(size=(3, 4))
+    p = ac.init_attention_params(4, 2, rng)
+    right, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2)
+    assert sc.check_multi_head(right, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).ok
+    heads, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, np.eye(4), 2)
+    assert sc.check_multi_head(heads, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).mistake == "no_W_O"
