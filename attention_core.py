@@ -78,11 +78,16 @@ def _as_mask(mask, target_shape: tuple[int, ...]) -> np.ndarray:
 
 def _check_no_empty_rows(masked: np.ndarray, what: str = "mask") -> None:
     """Raise if some row of (..., n, m) scores is -inf everywhere (softmax undefined)."""
-    empty = np.all(masked == -np.inf, axis=-1)  # (..., n)
+    _raise_if_empty(np.max(masked, axis=-1), masked.shape, what)
+
+
+def _raise_if_empty(row_max: np.ndarray, shape: tuple[int, ...], what: str) -> None:
+    """row_max (..., n) is the maximum of each row; -inf there means every entry is -inf."""
+    empty = row_max == -np.inf
     if np.any(empty):
         where = tuple(int(i) for i in np.argwhere(empty)[0])
         raise ValueError(f"the {what} blocks every key for query row {where} "
-                         f"(index over (..., n) of scores with shape {masked.shape}); "
+                         f"(index over (..., n) of scores with shape {shape}); "
                          "softmax of a row that is -inf everywhere is undefined (0/0)")
 
 
@@ -98,15 +103,15 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     weight 0. A slice that is -inf everywhere has no softmax: ValueError.
     """
     x = np.asarray(x, dtype=float)
-    if np.any(np.isnan(x)) or np.any(x == np.inf):
-        raise ValueError(f"softmax input of shape {x.shape} contains NaN or +inf")
     if x.ndim == 0:
         raise ValueError("softmax needs at least one axis, got a scalar")
-    moved = np.moveaxis(x, axis, -1)
-    _check_no_empty_rows(moved, what="input to softmax")
-    shifted = x - np.max(x, axis=axis, keepdims=True)  # largest entry becomes 0
-    e = np.exp(shifted)  # in (0, 1], exp(-inf) = 0
-    return e / np.sum(e, axis=axis, keepdims=True)
+    x_max = np.max(x, axis=axis, keepdims=True)  # NaN and +inf show up here too: one pass
+    if np.any(np.isnan(x_max)) or np.any(x_max == np.inf):
+        raise ValueError(f"softmax input of shape {x.shape} contains NaN or +inf")
+    _raise_if_empty(np.squeeze(x_max, axis=axis), x.shape, what="input to softmax")
+    e = np.exp(x - x_max)  # in (0, 1]; the largest entry becomes exp(0) = 1, exp(-inf) = 0
+    e /= np.sum(e, axis=axis, keepdims=True)  # normalise in place
+    return e
 
 
 # --------------------------------------------------------------------------
@@ -165,10 +170,17 @@ def attention_steps(Q, K, V, mask=None) -> AttentionSteps:
 def scaled_dot_product_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k) + M) V; returns (output, weights).
 
+    The same computation as attention_steps, without keeping the intermediates.
     output : (..., n, d_v), weights : (..., n, m).
     """
-    steps = attention_steps(Q, K, V, mask)
-    return steps.output, steps.weights
+    Q, K, V = _check_qkv(Q, K, V)
+    scaled = Q @ np.swapaxes(K, -1, -2)  # (..., n, d_k) @ (..., d_k, m) -> (..., n, m)
+    scaled /= np.sqrt(Q.shape[-1])  # in place: scaled scores, BEFORE softmax
+    if mask is not None:
+        scaled = scaled + _as_mask(mask, scaled.shape)  # (..., n, m), -inf where blocked
+        _check_no_empty_rows(scaled)
+    weights = softmax(scaled, axis=-1)  # over keys: each row sums to 1
+    return weights @ V, weights  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
 
 
 # --------------------------------------------------------------------------
