@@ -28,8 +28,8 @@ STAMP = VENV / ".installed-requirements"
 NOTEBOOKS = ROOT / "notebooks"
 
 # Same environment for the test run, the kernels it starts and regeneration:
-# deterministic hashing, no GUI backend, nothing written to the user's home.
-DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "TZ": "UTC",
+# deterministic hashing and time zone (kernels keep their inline plot backend).
+DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "TZ": "UTC",
                      "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
 
 

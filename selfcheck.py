@@ -636,6 +636,106 @@ def check_ffn_output(answer, X, W_1, b_1, W_2, b_2) -> Verdict:
 
 # --- 08 The Transformer block ----------------------------------------------
 
+MISTAKES.update({
+    "kv_from_decoder": (
+        "taking K and V from the decoder",
+        "in cross-attention (encoder-decoder attention) only the queries come from the decoder; "
+        "the keys and values come from the encoder output (memory), so that every decoder "
+        "position can read the source sentence. K and V from the decoder would just be the "
+        "decoder's self-attention a second time."),
+    "kv_from_encoder_input": (
+        "taking K and V from the encoder's input embeddings",
+        "K and V come from the encoder's OUTPUT (after its last layer), the same memory for "
+        "every decoder layer, not from the source embeddings."),
+    "cross_weights_transposed": (
+        "the transposed shape",
+        "rows are queries and columns are keys: the n decoder positions ask and the m encoder "
+        "positions answer, so one head's weights are (n, m), each row summing to 1 over the "
+        "m source positions; (m, n) is the transpose."),
+    "cross_weights_square": (
+        "a square shape",
+        "only self-attention is square; cross-attention compares n decoder queries with m "
+        "encoder keys, so its weights are (n, m)."),
+    "layer_norm_columns": (
+        "normalising the columns",
+        "layer norm works on each token (row) separately: mean and variance over its d_model "
+        "features, axis=-1. Normalising each feature over the positions (axis=0) mixes "
+        "tokens, like batch norm over the sequence."),
+    "layer_norm_unbiased_var": (
+        "the unbiased variance (ddof=1)",
+        "layer norm divides the sum of squares by d_model (biased variance: np.var's default, "
+        "and what PyTorch's LayerNorm uses), not by d_model - 1."),
+    "layer_norm_std_only": (
+        "not subtracting the mean",
+        "layer norm first centres each row, x - mean(x), then divides by sqrt(var + eps)."),
+})
+
+
+def check_cross_kv_source(answer, memory, decoder_states=(), encoder_input=None) -> Verdict:
+    """Check which array feeds K and V of cross-attention: the encoder output `memory`.
+
+    decoder_states: arrays that come from the decoder (its input, its self-attention output);
+    encoder_input: the source embeddings before the encoder, if the learner may pick those.
+    """
+    if _is_unanswered(answer):
+        return _unanswered("choice of the array that gives K and V")
+    a = _as_float(answer)
+    memory = np.asarray(memory, dtype=float)
+
+    def same(x):
+        x = np.asarray(x, dtype=float)
+        return a is not None and a.shape == x.shape and np.allclose(a, x)
+
+    if same(memory):
+        return Verdict(CORRECT, f"Correct: K and V come from the encoder output (memory, shape "
+                                f"{memory.shape} = (m, d_model)); only Q comes from the decoder.")
+    for key, candidates in (("kv_from_decoder", decoder_states),
+                            ("kv_from_encoder_input", () if encoder_input is None else (encoder_input,))):
+        if any(same(x) for x in candidates):
+            label, why = MISTAKES[key]
+            return Verdict(MISTAKE, f"Not quite: that is {label}. {why[0].upper()}{why[1:]}", key)
+    return Verdict(WRONG, "Not quite: pick one of the arrays of the notebook (the decoder states "
+                          "or the encoder output) as the source of K and V.")
+
+
+def check_cross_weights_shape(answer, n: int, m: int, h: int | None = None) -> Verdict:
+    """Check the shape of cross-attention weights: (n, m) for one head, (h, n, m) for all heads."""
+    if _is_unanswered(answer):
+        return _unanswered("shape, as a tuple")
+    try:
+        got = tuple(int(x) for x in answer)
+    except (TypeError, ValueError):
+        return Verdict(WRONG, f"Give the shape as a tuple of integers, got {answer!r}.")
+    lead = () if h is None else (h,)
+    right = (*lead, n, m)
+    if got == right:
+        return Verdict(CORRECT, f"Correct: {right} = ({'h, ' if h else ''}n, m): {n} decoder "
+                                f"queries (rows) over {m} encoder keys (columns).")
+    wrongs = {"cross_weights_transposed": [(*lead, m, n)],
+              "cross_weights_square": [(*lead, n, n), (*lead, m, m)]}
+    for key, shapes in wrongs.items():
+        if got in shapes and got != right:
+            label, why = MISTAKES[key]
+            return Verdict(MISTAKE, f"Not quite: {got} is {label}. {why[0].upper()}{why[1:]}", key)
+    return Verdict(WRONG, f"Not quite: you gave {got}; think of rows = decoder queries (n = {n}) "
+                          f"and columns = encoder keys (m = {m})"
+                          + ("" if h is None else f", one such matrix per head (h = {h})") + ".")
+
+
+def check_layer_norm(answer, X, eps: float = 1e-5) -> Verdict:
+    """Check LayerNorm(X) with gamma = 1, beta = 0; recognise columns, ddof=1, and no centring."""
+    X = np.asarray(X, dtype=float)
+    d_model = X.shape[-1]
+    right = ac.layer_norm(X, np.ones(d_model), np.zeros(d_model), eps)
+    mistakes = {
+        "layer_norm_columns": (X - X.mean(axis=0)) / np.sqrt(X.var(axis=0) + eps),
+        "layer_norm_unbiased_var": (X - X.mean(axis=-1, keepdims=True))
+        / np.sqrt(X.var(axis=-1, ddof=1, keepdims=True) + eps),
+        "layer_norm_std_only": X / np.sqrt(X.var(axis=-1, keepdims=True) + eps),
+    }
+    return check_value(answer, right, "layer norm of X", mistakes, atol=1e-4)
+
+
 # --- 09 The cost of attention ----------------------------------------------
 
 def _fmt_number(x: float) -> str:
@@ -657,7 +757,8 @@ def _check_number(answer, expected: float, what: str, mistakes, rtol: float = 1e
     for key, value, label, why in mistakes:
         if not np.isclose(value, expected, rtol=rtol, atol=0.0) and \
                 np.isclose(a, value, rtol=rtol, atol=0.0):
-            return Verdict(MISTAKE, f"Not quite: {_fmt_number(a)} is what {label} gives. {why}", key)
+            return Verdict(MISTAKE, f"Not quite: {_fmt_number(a)} is what {label} gives. "
+                                    f"{why[0].upper()}{why[1:]}", key)
     return Verdict(WRONG, f"Not quite: you gave {_fmt_number(a)}. {hint}".rstrip())
 
 
@@ -696,7 +797,7 @@ def check_score_mib(answer, n: int, h: int = 1) -> Verdict:
          "1 MB = 1,000,000 bytes, so the MiB number is smaller."),
         ("float32_bytes", num_bytes / 2 / 1e6, "4 bytes per number and MB",
          "float64 takes 8 bytes per number, and 1 MiB = 2**20 bytes (not 10**6)."),
-        ("bytes_not_mib", num_bytes, "the bytes themselves",
+        ("bytes_not_mib", num_bytes, "leaving the answer in bytes",
          "that is the number of bytes; divide by 2**20 = 1,048,576 to get MiB."),
         ("entries_not_bytes", entries / 2 ** 20, "counting entries instead of bytes",
          "each float64 entry takes 8 bytes; multiply the entries by 8 before dividing by 2**20."),
@@ -737,5 +838,5 @@ def check_online_sum(answer, r: float, l: float, s_block) -> Verdict:
          "the new running maximum is r' = max(r, max s); measure every term, old and new, "
          "against r' so no exp() can overflow."),
     ]
-    return _check_number(answer, right, "running sum l'", mistakes, rtol=1e-6,
+    return _check_number(answer, right, "running sum l'", mistakes, rtol=1e-3,
                          hint="Update the maximum first, then rescale l and add the new terms.")

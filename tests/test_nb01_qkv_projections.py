@@ -1,0 +1,172 @@
+"""Tests for notebook 01 (Q, K, V projections): its figures, its checks, its stored outputs."""
+
+import json
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import attention_core as ac  # noqa: E402
+import attention_plots as ap  # noqa: E402
+import selfcheck as sc  # noqa: E402
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_qkv_projections.ipynb"
+
+BOOKS = ["Cat care", "Dog training", "Cat myths", "Astronomy", "Pet budget"]
+CONTENTS = ["feeding", "training", "stars", "costs"]
+K_BOOKS = np.array([[2, 2, 0, 0], [0, 2, 0, 0], [2, 0, 0, 0], [0, 0, 2, 0], [0, 1, 0, 2]], float)
+V_BOOKS = np.array([[1.0, 0.3, 0, 0.2], [0.2, 1.0, 0, 0.1], [0.1, 0, 0.2, 0], [0, 0, 1.0, 0],
+                    [0.3, 0, 0, 1.0]])
+QUERIES = {"keep a cat": np.array([1.0, 1, 0, 0]), "cost of a cat": np.array([1.0, 0, 0, 1])}
+
+
+def by_hand(q, keys):
+    s = keys @ q / np.sqrt(keys.shape[1])
+    e = np.exp(s)
+    return e / e.sum()
+
+
+# ---------------------------------------------------------------- figures
+
+@pytest.fixture(scope="module")
+def live():
+    return ap.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
+
+
+def test_live_library_numbers(live):
+    text = live.update(query="keep a cat", strength=1.0)
+    w = by_hand(QUERIES["keep a cat"], K_BOOKS)
+    assert np.allclose(w, [0.4775, 0.1757, 0.1757, 0.0646, 0.1065], atol=1e-4)
+    assert "Cat care 0.477" in text or "Cat care 0.478" in text
+    assert np.allclose([b.get_height() for b in live.w_bars], w)
+    assert np.allclose([b.get_height() for b in live.o_bars], w @ V_BOOKS)
+    assert f"feeding {(w @ V_BOOKS)[0]:.3f}" in text
+
+
+def test_live_library_strength_sharpens(live):
+    live.update(query="keep a cat", strength=8.0)
+    heights = np.array([b.get_height() for b in live.w_bars])
+    assert heights[0] > 0.99 and np.isclose(heights.sum(), 1.0)
+    live.update(query="cost of a cat", strength=4.0)  # three-way tie stays a tie
+    heights = np.array([b.get_height() for b in live.w_bars])
+    assert np.allclose(heights[[0, 2, 4]], heights[0]) and heights[1] < 0.01
+
+
+def test_live_library_layout_frozen_and_renders(live):
+    assert not isinstance(live.fig.get_layout_engine(), matplotlib.layout_engine.ConstrainedLayoutEngine)
+    text, png = live.render(query="cost of a cat", strength=2.0)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and "Pet budget 0.306" in text
+
+
+def test_library_weights_grid_bars():
+    fig = ap.library_weights_grid(QUERIES, K_BOOKS, BOOKS, strengths=(1.0, 4.0))
+    axes = fig.axes
+    assert len(axes) == len(QUERIES)
+    for ax, q in zip(axes, QUERIES.values(), strict=True):
+        heights = np.array([p.get_height() for p in ax.patches])
+        assert np.allclose(heights[:5], by_hand(q, K_BOOKS))
+        assert np.allclose(heights[5:], by_hand(4 * q, K_BOOKS))
+    plt.close(fig)
+
+
+def test_heatmap_pair_shows_both_matrices_and_japanese_glyphs():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5, 8))
+    _, A = ac.scaled_dot_product_attention(X, X, X)
+    B = np.full((5, 5), 0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        fig = ap.heatmap_pair(A, B, ["私", "は", "はし", "で", "食べる"], titles=("a", "b"),
+                              suptitle="注意重み")
+        fig.canvas.draw()
+    images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
+    assert np.allclose(images[0], A) and np.allclose(images[1], B)
+    plt.close(fig)
+
+
+def test_same_projection_gives_symmetric_self_centred_scores():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5, 8))
+    S = X @ X.T
+    _, A = ac.scaled_dot_product_attention(X, X, X)
+    assert np.allclose(S, S.T)
+    assert np.all(A.argmax(axis=1) == np.arange(5))
+
+
+# ---------------------------------------------------------------- checks
+
+def test_check_qkv_shapes():
+    args = dict(n=5, d_model=8, d_k=4, d_v=3)
+    assert sc.check_qkv_shapes(..., **args).status == sc.UNANSWERED
+    assert sc.check_qkv_shapes(((5, 4), (5, 4), (5, 3)), **args).ok
+    mistakes = {"weight_shapes": ((8, 4), (8, 4), (8, 3)), "V_uses_d_k": ((5, 4), (5, 4), (5, 4)),
+                "column_convention": ((4, 5), (4, 5), (3, 5)),
+                "no_projection": ((5, 8), (5, 8), (5, 8))}
+    for key, answer in mistakes.items():
+        verdict = sc.check_qkv_shapes(answer, **args)
+        assert verdict.mistake == key, (key, verdict)
+    assert sc.check_qkv_shapes(((5, 4), (5, 3), (5, 3)), **args).status == sc.WRONG
+    assert sc.check_qkv_shapes("5x4", **args).status == sc.WRONG
+
+
+def test_check_symmetric_scores():
+    assert sc.check_symmetric_scores(...).status == sc.UNANSWERED
+    assert sc.check_symmetric_scores(True).ok
+    assert sc.check_symmetric_scores(False).status == sc.WRONG
+    assert sc.check_symmetric_scores("yes").status == sc.WRONG
+
+
+def test_check_library_weights():
+    q = QUERIES["cost of a cat"]
+    d_k = 4
+    s = K_BOOKS @ q
+    right = by_hand(q, K_BOOKS)
+    assert np.allclose(right[[0, 2, 4]], np.e / (3 * np.e + 2))
+    assert sc.check_library_weights(..., q, K_BOOKS).status == sc.UNANSWERED
+    assert sc.check_library_weights(np.round(right, 6), q, K_BOOKS).ok
+    softmax = lambda x: np.exp(x) / np.exp(x).sum()  # noqa: E731
+    mistakes = {"no_scaling": softmax(s), "divide_by_d_k": softmax(s / d_k),
+                "scale_after_softmax": softmax(s) / np.sqrt(d_k),
+                "softmax_wrong_axis": np.ones(5), "picked_one_book": np.eye(5)[0],
+                "no_softmax": s / np.sqrt(d_k)}
+    for key, answer in mistakes.items():
+        verdict = sc.check_library_weights(answer, q, K_BOOKS)
+        assert verdict.mistake == key, (key, verdict)
+    assert sc.check_library_weights(np.full(5, 0.2), q, K_BOOKS).status == sc.WRONG
+
+
+# ---------------------------------------------------------------- the stored notebook
+
+def _cells():
+    return json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+
+
+def test_notebook_executed_in_order_with_outputs():
+    code = [c for c in _cells() if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in code] == list(range(1, len(code) + 1))
+    assert any("image/png" in o.get("data", {}) for c in code for o in c["outputs"])
+    for c in code:
+        src = "".join(c["source"])
+        if "print(" in src and "NBVAL_IGNORE_OUTPUT" not in src:
+            assert c["outputs"], src
+
+
+def test_notebook_house_rules():
+    cells = _cells()
+    md = sum(len("".join(c["source"])) for c in cells if c["cell_type"] == "markdown")
+    code = sum(len("".join(c["source"])) for c in cells if c["cell_type"] == "code")
+    assert md >= code
+    widget_cells = [c for c in cells if "ap.interactive(" in "".join(c["source"])]
+    assert widget_cells and all("".join(c["source"]).startswith("# NBVAL_IGNORE_OUTPUT")
+                                for c in widget_cells)
+    checks = [c for c in cells if "answer = ..." in "".join(c["source"])]
+    assert len(checks) >= 2
+    for c in checks:
+        assert "Not answered yet" in "".join(c["outputs"][0]["data"]["text/plain"])
+    assert "02_worked_example_3x2.ipynb" in "".join(cells[-1]["source"])

@@ -1,0 +1,187 @@
+"""Tests for notebook 02 (the worked 3x2 example): hand values, figures, checks, stored outputs."""
+
+import json
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import attention_core as ac  # noqa: E402
+import attention_plots as ap  # noqa: E402
+import selfcheck as sc  # noqa: E402
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "02_worked_example_3x2.ipynb"
+TOKENS = ["私", "は", "猫"]
+Z = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+W_Q = np.eye(2)
+W_K = np.array([[1.0, 1.0], [1.0, -1.0]])
+W_V = np.array([[2.0, 0.0], [0.0, 3.0]])
+Q, K, V = Z @ W_Q, Z @ W_K, Z @ W_V
+E = np.exp(1 / np.sqrt(2))
+R = np.exp(np.sqrt(2))
+A_EXACT = np.array([[1 / (2 + E), 1 / (2 + E), E / (2 + E)],
+                    [E / (E + 1 / E + 1), (1 / E) / (E + 1 / E + 1), 1 / (E + 1 / E + 1)],
+                    [R / (2 * R + 1), 1 / (2 * R + 1), R / (2 * R + 1)]])
+
+
+# ---------------------------------------------------------------- the hand values
+
+def test_hand_values_match_attention_steps():
+    steps = ac.attention_steps(Q, K, V)
+    assert np.array_equal(K, [[1, 1], [1, -1], [2, 0]]) and np.array_equal(V, [[2, 0], [0, 3], [2, 3]])
+    assert np.array_equal(steps.scores, [[1, 1, 2], [1, -1, 0], [2, 0, 2]])
+    assert np.allclose(steps.scaled, np.array([[1, 1, 2], [1, -1, 0], [2, 0, 2]]) / np.sqrt(2))
+    assert np.allclose(steps.weights, A_EXACT)
+    assert np.allclose(steps.output[0], (1 + E) / (2 + E) * np.array([2, 3]))
+    assert np.allclose(steps.output, [[1.5035, 2.2552], [1.7199, 1.2721], [1.7832, 1.6626]], atol=1e-4)
+    assert not np.allclose(steps.weights, steps.weights.T)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_column_convention_is_the_transpose(seed):
+    rng = np.random.default_rng(seed)
+    n, m, d_k, d_v = 3, 4, 2, 5
+    q, k, v = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k)), rng.normal(size=(m, d_v))
+    out, w = ac.scaled_dot_product_attention(q, k, v)
+    w_c = ac.softmax(k @ q.T / np.sqrt(d_k), axis=0)  # K_c^T Q_c with K_c = k.T, Q_c = q.T
+    assert np.allclose(w_c, w.T) and np.allclose(v.T @ w_c, out.T)
+
+
+# ---------------------------------------------------------------- figures
+
+@pytest.fixture(scope="module")
+def live():
+    return ap.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
+
+
+def test_live_worked_example_original(live):
+    text = live.update(query=0, w_k22=-1.0)
+    assert "weights a_1j: 0.2483 0.2483 0.5035" in text
+    assert "o_1 = (1.5035, 2.2552)" in text
+    assert np.allclose([b.get_height() for b in live.w_bars], A_EXACT[0])
+    contrib = A_EXACT[0][:, None] * V
+    assert np.allclose(live.arrows.U, contrib[:, 0]) and np.allclose(live.arrows.V, contrib[:, 1])
+    starts = np.asarray(live.arrows.get_offsets())
+    assert np.allclose(starts[-1] + contrib[-1], A_EXACT[0] @ V)  # tip to tail ends at o_1
+    x, y = live.o_marker.get_data()
+    assert np.allclose([x[0], y[0]], A_EXACT[0] @ V)
+
+
+def test_live_worked_example_changed_W_K(live):
+    text = live.update(query=1, w_k22=3.0)
+    W = W_K.copy()
+    W[1, 1] = 3.0
+    _, A = ac.scaled_dot_product_attention(Z @ W_Q, Z @ W, Z @ W_V)
+    assert np.allclose(ac.softmax(np.array([1.0, 3.0, 4.0]) / np.sqrt(2)), A[1])
+    assert "weights a_2j: " + " ".join(f"{a:.4f}" for a in A[1]) in text
+    assert np.allclose([b.get_height() for b in live.w_bars], A[1])
+    assert np.array_equal(W_K, [[1.0, 1.0], [1.0, -1.0]])  # the widget must not change its input
+
+
+def test_live_worked_example_renders_japanese(live):
+    assert not isinstance(live.fig.get_layout_engine(), matplotlib.layout_engine.ConstrainedLayoutEngine)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        _, png = live.render(query=2, w_k22=0.0)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_contributions_grid_ends_at_outputs():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = ap.contributions_grid(V, A_EXACT, TOKENS)
+        fig.canvas.draw()
+    assert len(fig.axes) == 3
+    for i, ax in enumerate(fig.axes):
+        stars = [ln for ln in ax.lines if ln.get_marker() == "*"]
+        assert np.allclose(np.ravel(stars[0].get_data()), A_EXACT[i] @ V)
+        assert len(ax.collections) >= 3  # three quiver arrows
+    plt.close(fig)
+
+
+def test_heatmap_has_no_tofu():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig, _ = ap.attention_heatmap(A_EXACT, TOKENS, TOKENS, title="注意重み A")
+        fig.canvas.draw()
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------- checks
+
+def _softmax_rows(x, axis=-1):
+    e = np.exp(x)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_check_weight_row():
+    S = Q @ K.T
+    assert sc.check_weight_row(..., Q, K, i=1).status == sc.UNANSWERED
+    assert sc.check_weight_row(A_EXACT[1], Q, K, i=1).ok
+    assert sc.check_weight_row(np.round(A_EXACT[1], 4), Q, K, i=1).ok  # by hand, 4 decimals
+    mistakes = {"no_scaling": _softmax_rows(S)[1], "divide_by_d_k": _softmax_rows(S / 2)[1],
+                "scale_after_softmax": _softmax_rows(S)[1] / np.sqrt(2),
+                "softmax_wrong_axis": _softmax_rows(S / np.sqrt(2), axis=0)[1],
+                "exp_not_normalised": np.exp(S[1] / np.sqrt(2)),
+                "no_softmax": S[1] / np.sqrt(2)}
+    for key, answer in mistakes.items():
+        verdict = sc.check_weight_row(np.round(answer, 4), Q, K, i=1)
+        assert verdict.mistake == key, (key, verdict)
+    assert sc.check_weight_row([1 / 3] * 3, Q, K, i=1).status == sc.WRONG
+
+
+def test_check_weight_row_recognises_reading_a_column():
+    rng = np.random.default_rng(3)  # a non-symmetric S, so column i of A differs from the rest
+    q, k = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    _, A = ac.scaled_dot_product_attention(q, k, np.zeros((3, 1)))
+    assert sc.check_weight_row(A[:, 0], q, k, i=0).mistake == "transposed_weights"
+
+
+def test_check_output_row():
+    S = Q @ K.T
+    assert sc.check_output_row(..., Q, K, V, i=1).status == sc.UNANSWERED
+    assert sc.check_output_row(A_EXACT[1] @ V, Q, K, V, i=1).ok
+    mistakes = {"no_scaling": _softmax_rows(S)[1] @ V, "divide_by_d_k": _softmax_rows(S / 2)[1] @ V,
+                "mixed_keys": A_EXACT[1] @ K, "plain_mean": V.mean(axis=0)}
+    for key, answer in mistakes.items():
+        verdict = sc.check_output_row(np.round(answer, 4), Q, K, V, i=1)
+        assert verdict.mistake == key, (key, verdict)
+    assert sc.check_output_row([0.0, 0.0], Q, K, V, i=1).status == sc.WRONG
+
+
+# ---------------------------------------------------------------- the stored notebook
+
+def _cells():
+    return json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+
+
+def test_notebook_executed_in_order_with_outputs():
+    code = [c for c in _cells() if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in code] == list(range(1, len(code) + 1))
+    assert sum("image/png" in o.get("data", {}) for c in code for o in c["outputs"]) >= 2
+    for c in code:
+        src = "".join(c["source"])
+        if "print(" in src and "NBVAL_IGNORE_OUTPUT" not in src:
+            assert c["outputs"], src
+
+
+def test_notebook_house_rules():
+    cells = _cells()
+    md = sum(len("".join(c["source"])) for c in cells if c["cell_type"] == "markdown")
+    code = sum(len("".join(c["source"])) for c in cells if c["cell_type"] == "code")
+    assert md >= code
+    sources = ["".join(c["source"]) for c in cells]
+    assert any("ac.attention_steps(" in s and "steps.output" in s for s in sources)
+    widget_cells = [s for s in sources if "ap.interactive(" in s]
+    assert widget_cells and all(s.startswith("# NBVAL_IGNORE_OUTPUT") for s in widget_cells)
+    checks = [c for c in cells if "answer = ..." in "".join(c["source"])]
+    assert len(checks) >= 2
+    for c in checks:
+        assert "Not answered yet" in "".join(c["outputs"][0]["data"]["text/plain"])
+    assert "01_qkv_projections.ipynb" in sources[-1] and "03_scaling" in sources[-1]

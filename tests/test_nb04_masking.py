@@ -1,0 +1,243 @@
+"""Tests for notebook 04: the mask helpers, leak test, buggy variants and LiveFigure of
+attention_plots section 04, the self-checks of selfcheck section 04, and the committed notebook."""
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import attention_core as ac  # noqa: E402
+import attention_plots as ap  # noqa: E402
+import selfcheck as sc  # noqa: E402
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "04_masking.ipynb"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture
+def seed_example():
+    """Seed 001: rng = default_rng(0), n=4, d_model=6, d_k=3, d_v=2; X, then W_Q, W_K, W_V."""
+    rng = np.random.default_rng(0)
+    n, d_model, d_k, d_v = 4, 6, 3, 2
+    X = rng.normal(size=(n, d_model))
+    W_Q, W_K, W_V = (rng.normal(size=(d_model, d)) for d in (d_k, d_k, d_v))
+    return X, W_Q, W_K, W_V
+
+
+@pytest.fixture
+def padded_batch(seed_example):
+    _, W_Q, W_K, W_V = seed_example
+    X_b = np.random.default_rng(2).normal(size=(3, 4, 6))
+    return X_b, W_Q, W_K, W_V, [4, 2, 3]
+
+
+def test_seed_example_shapes_and_first_row(seed_example):
+    X, W_Q, W_K, W_V = seed_example
+    steps = ac.attention_steps(X @ W_Q, X @ W_K, X @ W_V, ac.causal_mask(4))
+    assert (steps.masked.shape, steps.weights.shape, steps.output.shape) == ((4, 4), (4, 4), (4, 2))
+    assert np.array_equal(np.round(steps.weights[0], 6), [1.0, 0.0, 0.0, 0.0])
+    assert np.allclose(np.triu(steps.weights, k=1), 0) and np.allclose(steps.weights.sum(-1), 1)
+
+
+# --- masks -----------------------------------------------------------------------
+
+def test_mask_for_each_kind():
+    lengths = (6, 4, 2)
+    assert np.array_equal(ap.mask_for("none", 6, lengths, 0), np.zeros((6, 6)))
+    assert np.array_equal(ap.mask_for("causal", 6, lengths, 2), ac.causal_mask(6))
+    pad = ap.mask_for("padding", 6, lengths, 1)
+    assert pad.shape == (6, 6) and np.all(np.isinf(pad[:, 4:])) and np.all(pad[:, :4] == 0)
+    both = ap.mask_for("both", 6, lengths, 2)
+    assert np.array_equal(np.isfinite(both), np.isfinite(ac.causal_mask(6)) & (np.arange(6) < 2))
+    with pytest.raises(ValueError, match="kind"):
+        ap.mask_for("future", 6, lengths, 0)
+
+
+def test_masking_example_shapes_and_scale():
+    Q, K = ap.masking_example(seed=0, lengths=(6, 4, 2))
+    assert Q.shape == K.shape == (3, 6, 4)
+    assert 0.3 < Q.var() < 3  # entries of variance about 1: weights not saturated
+
+
+# --- leak test and the buggy variants -----------------------------------------------
+
+def test_correct_causal_attention_does_not_leak(seed_example):
+    change = ap.leak_test(ap.causal_attention, *seed_example, position=3, rng=np.random.default_rng(1))
+    assert change.shape == (4,)
+    assert np.all(change[:3] == 0) and change[3] > 0
+
+
+@pytest.mark.parametrize("t", [1, 2])
+def test_leak_test_changes_only_from_the_changed_position_on(seed_example, t):
+    change = ap.leak_test(ap.causal_attention, *seed_example, position=t, rng=np.random.default_rng(4))
+    assert np.all(change[:t] == 0) and np.all(change[t:] > 0)
+
+
+@pytest.mark.parametrize("bug", [ap.bug_causal_mask_on_values, ap.bug_causal_mask_after_softmax])
+def test_causal_bugs_leak(seed_example, bug):
+    change = ap.leak_test(bug, *seed_example, position=3, rng=np.random.default_rng(1))
+    assert np.all(change[:3] > 1e-3)
+
+
+def test_no_mask_leaks_too(seed_example):
+    def unmasked(Q, K, V):
+        return ac.scaled_dot_product_attention(Q, K, V)[0]
+    assert ap.leak_test(unmasked, *seed_example, 3, np.random.default_rng(1))[:3].min() > 0
+
+
+def test_causal_attention_equals_core_and_bug_rows_do_not_sum_to_one(seed_example):
+    X, W_Q, W_K, W_V = seed_example
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    assert np.allclose(ap.causal_attention(Q, K, V),
+                       ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(4))[0])
+    A_bug = ac.softmax(Q @ K.T / np.sqrt(3)) * np.isfinite(ac.causal_mask(4))
+    assert np.allclose(ap.bug_causal_mask_after_softmax(Q, K, V), A_bug @ V)
+    assert np.all(A_bug.sum(axis=1)[:3] < 1)
+
+
+def test_padding_leak_test(padded_batch):
+    X_b, W_Q, W_K, W_V, lengths = padded_batch
+    ok = ap.leak_test(ap.padded_attention, X_b, W_Q, W_K, W_V, (1, 3), np.random.default_rng(1),
+                      lengths=lengths)
+    assert ok.shape == (3, 4)
+    assert np.all(ok[1, :3] == 0) and np.all(ok[[0, 2]] == 0) and ok[1, 3] > 0
+    for bug in (ap.bug_padding_on_values, ap.bug_padding_on_queries):
+        bad = ap.leak_test(bug, X_b, W_Q, W_K, W_V, (1, 3), np.random.default_rng(1), lengths=lengths)
+        assert bad[1, 1] > 1e-3, bug.__name__  # a real position of item 1 moved
+        assert np.all(bad[[0, 2]] == 0)  # other batch items are untouched either way
+
+
+def test_padding_on_queries_lets_real_queries_see_padding(padded_batch):
+    X_b, W_Q, W_K, W_V, lengths = padded_batch
+    Q, K, V = X_b @ W_Q, X_b @ W_K, X_b @ W_V
+    unmasked = ac.scaled_dot_product_attention(Q, K, V)[0]
+    assert np.allclose(ap.bug_padding_on_queries(Q, K, V, lengths), unmasked)
+
+
+# --- figures ----------------------------------------------------------------------------
+
+def test_plot_mask_patterns_grey_cells_are_blocked():
+    fig = ap.plot_mask_patterns(lengths=(6, 4, 2), seed=0)
+    assert len(fig.axes) == 3 * 4 + 1  # 12 panels and a colorbar
+    assert fig.get_suptitle()
+    both_item2 = fig.axes[2 * 4 + 3]
+    W = both_item2.images[0].get_array()
+    assert np.array_equal(np.ma.getmaskarray(W), ~np.isfinite(ap.mask_for("both", 6, (6, 4, 2), 2)))
+    assert np.allclose(W.sum(axis=1), 1)
+
+
+def test_live_mask_update_text_and_artists():
+    live = ap.LiveMask()
+    text = live.update(position=3, mask="both", item=1)
+    assert text.splitlines()[:2] == ["mask both, batch item 1 (length 4), query 3",
+                                     "may attend to keys [0, 1, 2, 3]"]
+    heights = np.array([b.get_height() for b in live.bars])
+    assert np.isclose(heights.sum(), 1) and np.all(heights[4:] == 0)
+    Q, K = ap.masking_example(0, (6, 4, 2))
+    M = ap.mask_for("both", 6, (6, 4, 2), 1)
+    _, A = ac.scaled_dot_product_attention(Q[1], K[1], np.zeros((6, 1)), M)
+    assert np.allclose(heights, A[3])
+    assert live.row_box.get_y() == 2.5
+    text = live.update(position=5, mask="padding", item=2)
+    assert "may attend to keys [0, 1]" in text
+    text = live.update(position=0, mask="causal", item=0)
+    assert "may attend to keys [0]" in text and "weights [1. 0. 0. 0. 0. 0.]" in text
+
+
+def test_live_mask_renders_png_without_new_artists():
+    live = ap.LiveMask()
+    bars, image = list(live.bars), live.im
+    text, png = live.render(position=2, mask="none", item=0)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and "query 2" in text
+    assert list(live.bars) == bars and live.im is image
+
+
+# --- self-checks ---------------------------------------------------------------------------
+
+def _causal_variants(n):
+    future = np.triu(np.ones((n, n), dtype=bool), k=1)
+    return {
+        None: ac.causal_mask(n),
+        "mask_lower_triangle": ac.causal_mask(n).T,
+        "mask_hides_diagonal": np.where(np.triu(np.ones((n, n), dtype=bool)), -np.inf, 0.0),
+        "mask_multiplicative": (~future).astype(float),
+        "mask_boolean_blocked": future,
+        "mask_large_negative": np.where(future, -1e9, 0.0),
+    }
+
+
+@pytest.mark.parametrize("key", list(_causal_variants(5)))
+def test_check_causal_mask_recognises_each_mistake(key):
+    v = sc.check_causal_mask(_causal_variants(5)[key], n=5)
+    assert v.mistake == key
+    assert v.status == (sc.CORRECT if key is None else sc.MISTAKE)
+
+
+def test_check_causal_mask_unanswered_and_wrong():
+    assert sc.check_causal_mask(..., n=5).status == sc.UNANSWERED
+    assert sc.check_causal_mask(np.zeros((5, 5)), n=5).status == sc.WRONG
+    assert sc.check_causal_mask(ac.causal_mask(4), n=5).status == sc.WRONG
+
+
+def test_weights_check_recognises_mask_mistakes(seed_example):
+    X, W_Q, W_K, _ = seed_example
+    Q, K = X @ W_Q, X @ W_K
+    M = ac.causal_mask(4)
+    unmasked = ac.softmax(Q @ K.T / np.sqrt(3))
+    assert sc.check_weights(ac.softmax(Q @ K.T / np.sqrt(3) + M), Q, K, mask=M).ok
+    assert sc.check_weights(unmasked * np.isfinite(M), Q, K, mask=M).mistake == "mask_after_softmax"
+    assert sc.check_weights(unmasked, Q, K, mask=M).mistake == "mask_missing"
+    assert sc.check_weights(ac.softmax(Q @ K.T + M), Q, K, mask=M).mistake == "no_scaling"
+
+
+def test_attention_check_recognises_masking_v(padded_batch):
+    X_b, W_Q, W_K, W_V, lengths = padded_batch
+    Q, K, V = X_b @ W_Q, X_b @ W_K, X_b @ W_V
+    P = ac.padding_mask(lengths, m=4)
+    assert sc.check_attention(ap.padded_attention(Q, K, V, lengths), Q, K, V, mask=P).ok
+    unmasked = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(3))
+    masked_v = (unmasked * np.isfinite(P)) @ V
+    assert sc.check_attention(masked_v, Q, K, V, mask=P).mistake == "mask_on_values"
+    assert sc.check_attention(..., Q, K, V, mask=P).status == sc.UNANSWERED
+
+
+# --- the committed notebook ------------------------------------------------------------------
+
+def _code_cells():
+    return [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
+
+
+def test_notebook_executed_in_order_with_one_expected_error():
+    cells = _code_cells()
+    assert [c["execution_count"] for c in cells] == list(range(1, len(cells) + 1))
+    errors = [(c, o) for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert len(errors) == 1
+    cell, err = errors[0]
+    assert cell["metadata"]["tags"] == ["raises-exception"]
+    assert err["ename"] == "ValueError" and "query row (0,)" in err["evalue"]
+
+
+def test_notebook_shows_the_seed_numbers_and_nan_without_warnings():
+    cells = _code_cells()
+    out = "".join("".join(o.get("text", "")) for c in cells for o in c["outputs"])
+    assert "(4, 4) (4, 4) (4, 2)\n[1. 0. 0. 0.]" in out
+    assert "naive weights of row 0: [nan nan nan nan]" in out
+    assert "leaks into positions 0..2: False" in out
+    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
+    checks = [c for c in cells if "answer = ..." in "".join(c["source"])]
+    assert len(checks) >= 3
+    for c in checks:
+        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
+        assert text.startswith("Not answered yet")

@@ -1,0 +1,155 @@
+"""Tests for what notebook 08 (the Transformer block) adds to the shared modules."""
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import attention_core as ac  # noqa: E402
+import attention_plots as ap  # noqa: E402
+import selfcheck as sc  # noqa: E402
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "08_transformer_block.ipynb"
+SRC, TGT = ["私", "は", "猫", "が", "好き"], ["<s>", "I", "like", "cats"]
+
+
+@pytest.fixture(scope="module")
+def model():
+    d_model, h, d_ff, m, n = 8, 2, 32, 5, 4
+    rng = np.random.default_rng(0)
+    enc = [ac.init_encoder_layer(d_model, h, d_ff, rng) for _ in range(2)]
+    dec = [ac.init_decoder_layer(d_model, h, d_ff, rng) for _ in range(2)]
+    X = rng.normal(size=(m, d_model))
+    Y = rng.normal(size=(n, d_model))
+    memory = ac.encode(X, enc)
+    return dict(enc=enc, dec=dec, X=X, Y=Y, memory=memory)
+
+
+# --- plots -------------------------------------------------------------------
+
+def test_decoder_attention_maps_match_core(model):
+    out, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    assert np.allclose(out, ac.decode(model["Y"], model["memory"], model["dec"]))
+    assert [w.shape for w in self_w] == [(2, 4, 4)] * 2
+    assert [w.shape for w in cross_w] == [(2, 4, 5)] * 2
+    for w in self_w:
+        assert np.all(np.triu(w, k=1) == 0.0)  # causal by default
+    for w in self_w + cross_w:
+        assert np.allclose(w.sum(axis=-1), 1.0)
+
+
+def test_decoder_attention_maps_first_layer_weights(model):
+    p = model["dec"][0]
+    s = p.self_attn
+    _, w = ac.multi_head_attention(model["Y"], model["Y"], s.W_Q, s.W_K, s.W_V, s.W_O, 2,
+                                   ac.causal_mask(4))
+    _, self_w, _ = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    assert np.allclose(self_w[0], w)
+
+
+def test_live_decoder_attention_text_and_artists(model):
+    _, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    live = ap.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
+    text = live.update(layer=2, head=1, position=2)
+    assert text.startswith("decoder layer 2, head 1, position 2 (like)")
+    row_c = ", ".join(f"{k}:{w:.2f}" for k, w in zip(SRC, cross_w[1][1, 2], strict=True))
+    assert row_c in text
+    assert "cats:0.00" in text  # the future position is masked
+    assert "row sums: 1.0000 and 1.0000" in text
+    assert np.allclose(live.im_c.get_array(), cross_w[1][1])
+    assert np.allclose(live.im_s.get_array(), self_w[1][1])
+    assert live.rect_s.get_y() == pytest.approx(1.5)
+    assert live.txt_c[2][4].get_text() == f"{cross_w[1][1, 2, 4]:.2f}"
+    live.update(layer=1, head=0, position=0)
+    assert live.rect_c.get_y() == pytest.approx(-0.5)
+    assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_interactive_wires_three_controls(model):
+    import ipywidgets as widgets
+    _, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    live = ap.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
+    pos = widgets.IntSlider(min=0, max=3, value=0, description="t")
+    box = ap.interactive(live, layer=widgets.ToggleButtons(options=[1, 2], value=1),
+                         head=widgets.ToggleButtons(options=[0, 1], value=0), position=pos)
+    pos.value = 3
+    assert "position 3 (cats)" in box.children[1].value
+
+
+def test_block_attention_grid_draws(model):
+    _, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    fig = ap.block_attention_grid(self_w, cross_w, TGT, SRC, head=1)
+    heatmaps = [ax for ax in fig.axes if ax.images]
+    assert len(heatmaps) == 4
+    assert np.allclose(heatmaps[1].images[0].get_array(), cross_w[0][1])
+    assert all(ax.get_title() for ax in heatmaps)
+    fig.canvas.draw()
+    plt.close(fig)
+
+
+# --- self-checks ---------------------------------------------------------------
+
+def test_cross_kv_source_check(model):
+    memory, X, Y = model["memory"], model["X"], model["Y"]
+    A = ac.layer_norm(Y, np.ones(8), np.zeros(8))
+    assert sc.check_cross_kv_source(..., memory, (Y, A), X).status == sc.UNANSWERED
+    assert sc.check_cross_kv_source(memory, memory, (Y, A), X).ok
+    for dec in (Y, A):
+        v = sc.check_cross_kv_source(dec, memory, (Y, A), X)
+        assert v.status == sc.MISTAKE and v.mistake == "kv_from_decoder"
+    v = sc.check_cross_kv_source(X, memory, (Y, A), X)
+    assert v.status == sc.MISTAKE and v.mistake == "kv_from_encoder_input"
+    assert sc.check_cross_kv_source(np.zeros((2, 2)), memory, (Y, A), X).status == sc.WRONG
+    assert sc.check_cross_kv_source("encoder", memory, (Y, A), X).status == sc.WRONG
+
+
+def test_cross_weights_shape_check():
+    assert sc.check_cross_weights_shape(..., 4, 5).status == sc.UNANSWERED
+    assert sc.check_cross_weights_shape((4, 5), 4, 5).ok
+    assert sc.check_cross_weights_shape((2, 4, 5), 4, 5, h=2).ok
+    v = sc.check_cross_weights_shape((5, 4), 4, 5)
+    assert v.status == sc.MISTAKE and v.mistake == "cross_weights_transposed"
+    v = sc.check_cross_weights_shape((2, 5, 4), 4, 5, h=2)
+    assert v.mistake == "cross_weights_transposed"
+    for shape in ((4, 4), (5, 5)):
+        assert sc.check_cross_weights_shape(shape, 4, 5).mistake == "cross_weights_square"
+    assert sc.check_cross_weights_shape((4, 8), 4, 5).status == sc.WRONG
+    assert sc.check_cross_weights_shape("4x5", 4, 5).status == sc.WRONG
+
+
+def test_layer_norm_check():
+    X = np.array([[1.0, 2.0, 3.0, 6.0], [0.0, -1.0, 1.0, 0.0], [2.0, 2.0, 0.0, 0.0]])
+    eps = 1e-5
+    right = (X - X.mean(1, keepdims=True)) / np.sqrt(X.var(1, keepdims=True) + eps)
+    assert np.allclose(right, ac.layer_norm(X, np.ones(4), np.zeros(4)))
+    assert sc.check_layer_norm(..., X).status == sc.UNANSWERED
+    assert sc.check_layer_norm(right, X).ok
+    no_eps = (X - X.mean(1, keepdims=True)) / X.std(1, keepdims=True)
+    assert sc.check_layer_norm(no_eps, X).ok  # eps is a detail, not a mistake
+    mistakes = {
+        "layer_norm_columns": (X - X.mean(0)) / np.sqrt(X.var(0) + eps),
+        "layer_norm_unbiased_var": (X - X.mean(1, keepdims=True))
+        / np.sqrt(X.var(1, ddof=1, keepdims=True) + eps),
+        "layer_norm_std_only": X / np.sqrt(X.var(1, keepdims=True) + eps),
+    }
+    for key, answer in mistakes.items():
+        v = sc.check_layer_norm(answer, X)
+        assert v.status == sc.MISTAKE and v.mistake == key, (key, v)
+        assert key in sc.MISTAKES
+    assert sc.check_layer_norm(right + 0.1, X).status == sc.WRONG
+
+
+# --- notebook hygiene ---------------------------------------------------------------
+
+def test_notebook_was_executed_in_order():
+    nb = json.loads(NOTEBOOK.read_text())
+    counts = [c["execution_count"] for c in nb["cells"] if c["cell_type"] == "code"]
+    assert counts == list(range(1, len(counts) + 1))
+    assert all(c["outputs"] for c in nb["cells"]
+               if c["cell_type"] == "code" and "print(" in "".join(c["source"]))

@@ -1,0 +1,232 @@
+"""Tests for notebook 09 (the cost of attention): its plot helpers, live figure and self-checks."""
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+import attention_core as ac  # noqa: E402
+import attention_plots as ap  # noqa: E402
+import selfcheck as sc  # noqa: E402
+
+NOTEBOOK = ROOT / "notebooks" / "09_cost_of_attention.ipynb"
+
+
+# ---------------------------------------------------------------- counts and measurements
+
+@pytest.mark.parametrize("n, b, per_side", [(64, 8, 8), (48, 32, 2), (300, 7, 43), (16, 64, 1)])
+def test_tiling_counts(n, b, per_side):
+    c = ap.tiling_counts(n, b)
+    assert c["tiles_per_side"] == per_side
+    assert c["tiles"] == per_side ** 2
+    assert c["naive_entries_at_once"] == n * n == c["entries_computed"]
+    assert c["tiled_entries_at_once"] == min(b, n) ** 2
+    assert c["naive_bytes_at_once"] == 8 * n * n
+    assert c["tiled_bytes_at_once"] == 8 * min(b, n) ** 2
+
+
+def test_tiling_counts_with_heads_and_float32():
+    c = ap.tiling_counts(1024, 128, h=8, bytes_per_number=4)
+    assert c["naive_entries_at_once"] == 8 * 1024 ** 2
+    assert c["naive_bytes_at_once"] == 4 * 8 * 1024 ** 2
+    assert c["tiled_bytes_at_once"] == 4 * 8 * 128 ** 2
+    assert c["naive_entries_at_once"] == ac.attention_cost(1024, h=8)["score_entries"]
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True])
+def test_tiling_counts_rejects_bad_sizes(bad):
+    with pytest.raises(ValueError, match="positive integer"):
+        ap.tiling_counts(bad, 4)
+    with pytest.raises(ValueError, match="positive integer"):
+        ap.tiling_counts(16, bad)
+
+
+def test_tile_grid_is_a_checkerboard_of_tiles():
+    g = ap.tile_grid(6, 2)
+    assert g.shape == (6, 6)
+    assert g[0, 0] == g[1, 1] == g[0, 1] == 0  # same tile
+    assert g[0, 2] == 1 and g[2, 0] == 1 and g[2, 2] == 0
+    big = ap.tile_grid(4096, 1024, max_pixels=512)  # downsampled picture, 4 x 4 tiles
+    assert big.shape == (512, 512)
+    assert big[0, 0] == 0 and big[0, 128] == 1 and big[128, 128] == 0
+
+
+def test_format_bytes():
+    assert ap.format_bytes(512) == "512 B"
+    assert ap.format_bytes(8 * 1024) == "8.0 KiB"
+    assert ap.format_bytes(128 * 2 ** 20) == "128.0 MiB"
+    assert ap.format_bytes(2 * 2 ** 30) == "2.0 GiB"
+
+
+def test_loglog_slope():
+    n = np.array([100, 200, 400])
+    assert ap.loglog_slope(n, 3.0 * n ** 2) == pytest.approx(2.0)
+    assert ap.loglog_slope(n, 5.0 * n) == pytest.approx(1.0)
+
+
+def test_measure_call_sees_numpy_allocations():
+    seconds, peak = ap.measure_call(lambda: np.ones((512, 512)))  # 2 MiB
+    assert seconds >= 0
+    assert 2 * 2 ** 20 <= peak < 2.2 * 2 ** 20
+
+
+def test_attention_sweep_naive_memory_grows_as_n_squared_tiled_does_not():
+    ns = [128, 256, 512]
+    naive = ap.attention_sweep(ns, d_k=16)
+    tiled = ap.attention_sweep(ns, d_k=16, block_size=64)
+    assert list(naive["n"]) == ns and naive["seconds"].shape == (3,)
+    # the naive peak holds at least one n x n float64 matrix and grows as n^2
+    assert np.all(naive["peak_bytes"] >= 8 * np.array(ns) ** 2)
+    assert ap.loglog_slope(ns, naive["peak_bytes"]) == pytest.approx(2.0, abs=0.05)
+    # the tiled peak stays far below one n x n matrix and grows at most linearly
+    assert tiled["peak_bytes"][-1] < 8 * 512 ** 2 / 2
+    assert ap.loglog_slope(ns, tiled["peak_bytes"]) < 1.05
+
+
+# ---------------------------------------------------------------- figures
+
+def test_cost_loglog_draws_every_sweep_and_reference():
+    sweeps = {"a": {"n": np.array([1, 2, 4]), "peak_bytes": np.array([1.0, 4.0, 16.0])},
+              "b": {"n": np.array([1, 2, 4]), "peak_bytes": np.array([1.0, 2.0, 4.0])}}
+    fig = ap.cost_loglog(sweeps, "peak_bytes", "bytes", "t", refs={2: "a", 1: "b"})
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    assert len(lines) == 4
+    ref2, ref1 = lines[2], lines[3]
+    assert np.allclose(ref2.get_ydata(), [1.0, 4.0, 16.0])  # through a's last point, slope 2
+    assert np.allclose(ref1.get_ydata(), [1.0, 2.0, 4.0])  # through b's last point, slope 1
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_legend() is not None and ax.get_title() == "t"
+    plt.close(fig)
+
+
+def test_tiling_small_multiples_titles_give_counts():
+    fig = ap.tiling_small_multiples(n=64, block_sizes=(64, 16))
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[0].startswith("b = 64: 1 tile\n") and "4,096 entries" in titles[0]
+    assert titles[1].startswith("b = 16: 16 tiles\n") and "256 entries" in titles[1]
+    plt.close(fig)
+
+
+def test_live_tiling_update_text_and_artists():
+    live = ap.LiveTiling()
+    text = live.update(n=4096, block_size=128)
+    assert text.splitlines() == [
+        "n = 4096, block_size = 128: 32 x 32 = 1,024 tiles",
+        "score entries held at once: naive 16,777,216 (128.0 MiB), tiled 16,384 (128.0 KiB) "
+        "-> 1,024x fewer",
+        "score entries computed in total: 16,777,216 in both"]
+    naive_bar, tiled_bar = live.bars
+    assert naive_bar.get_width() == 4096 ** 2 and tiled_bar.get_width() == 128 ** 2
+    assert live.frame.get_width() == pytest.approx(128 / 4096)
+    assert not live.too_fine.get_visible()
+    live.update(n=48, block_size=32)
+    assert "2.25x fewer" in live.bar_title.get_text()
+    assert live.im.get_array().shape == (48, 48)
+    live.update(n=16384, block_size=1)
+    assert live.too_fine.get_visible()
+
+
+def test_live_tiling_png_changes_with_the_sliders_and_is_fast():
+    live = ap.LiveTiling()
+    _, first = live.render(n=64, block_size=8)
+    _, second = live.render(n=64, block_size=32)
+    assert first[:8] == b"\x89PNG\r\n\x1a\n" and first != second
+    times = []
+    for n, b in [(64, 8), (256, 16), (4096, 128), (48, 32), (16384, 1)] * 2:
+        start = time.perf_counter()
+        live.render(n=n, block_size=b)
+        times.append(time.perf_counter() - start)
+    assert np.median(times) < 0.2  # target 50 ms; generous here, CI machines are shared
+
+
+def test_live_tiling_in_a_widget():
+    widgets = pytest.importorskip("ipywidgets")
+    live = ap.LiveTiling()
+    box = ap.interactive(live, n=widgets.SelectionSlider(options=[16, 64, 256], value=64),
+                         block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
+    box.controls["n"].value = 256
+    assert "n = 256, block_size = 8: 32 x 32 = 1,024 tiles" in box.children[1].value
+
+
+# ---------------------------------------------------------------- self-checks
+
+def test_check_score_entries():
+    assert sc.check_score_entries(..., n=1024, h=8).status == sc.UNANSWERED
+    assert sc.check_score_entries(8 * 1024 ** 2, n=1024, h=8).ok
+    mistakes = {1024 ** 2: "forgot_heads", 8 * 1024 * 64: "size_of_Q", 1024 * 64: "size_of_Q",
+                8 * 2048: "linear_in_n", 2048: "linear_in_n"}
+    for answer, key in mistakes.items():
+        v = sc.check_score_entries(answer, n=1024, h=8, d_k=64)
+        assert v.status == sc.MISTAKE and v.mistake == key, (answer, v)
+    assert sc.check_score_entries(12345, n=1024, h=8).status == sc.WRONG
+    assert sc.check_score_entries("many", n=1024, h=8).status == sc.WRONG
+
+
+def test_check_score_mib():
+    assert sc.check_score_mib(..., n=4096).status == sc.UNANSWERED
+    assert sc.check_score_mib(128, n=4096).ok
+    assert sc.check_score_mib(128.0, n=4096).ok
+    mistakes = {64: "float32_bytes", 134.2: "megabytes", 134.217728: "megabytes",
+                67.1: "float32_bytes", 134217728: "bytes_not_mib", 16: "entries_not_bytes",
+                0.125: "gib_not_mib"}
+    for answer, key in mistakes.items():
+        v = sc.check_score_mib(answer, n=4096)
+        assert v.status == sc.MISTAKE and v.mistake == key, (answer, v)
+    assert sc.check_score_mib(100, n=4096).status == sc.WRONG
+
+
+def test_check_growth_ratio():
+    assert sc.check_growth_ratio(...).status == sc.UNANSWERED
+    assert sc.check_growth_ratio(4).ok
+    assert sc.check_growth_ratio(2).mistake == "linear_growth"
+    assert sc.check_growth_ratio(8).mistake == "cubic_growth"
+    assert sc.check_growth_ratio(9, factor=3).ok
+    assert sc.check_growth_ratio(3, factor=3).mistake == "linear_growth"
+    assert sc.check_growth_ratio(5).status == sc.WRONG
+
+
+def test_check_online_sum():
+    r, l, s = 3.0, 1.2, np.array([4.0, 2.0, -1.0])
+    r_new = 4.0
+    right = l * np.exp(r - r_new) + np.exp(s - r_new).sum()
+    assert sc.check_online_sum(..., r, l, s).status == sc.UNANSWERED
+    assert sc.check_online_sum(right, r, l, s).ok
+    assert sc.check_online_sum(round(right, 4), r, l, s).ok
+    wrong = {l + np.exp(s - r_new).sum(): "no_rescale",
+             l * np.exp(r_new - r) + np.exp(s - r_new).sum(): "rescale_inverted",
+             l + np.exp(s - r).sum(): "old_max_kept"}
+    for answer, key in wrong.items():
+        assert sc.check_online_sum(answer, r, l, s).mistake == key
+    assert sc.check_online_sum(0.5, r, l, s).status == sc.WRONG
+
+
+def test_online_sum_gives_the_softmax_normaliser():
+    # the check's right answer is the sum the full softmax divides by (against the new max)
+    s = np.array([1.0, 3.0, 0.5, 4.0, 2.0, -1.0])
+    l1 = np.exp(s[:3] - 3.0).sum()
+    v = sc.check_online_sum(np.exp(s - 4.0).sum(), 3.0, l1, s[3:])
+    assert v.ok
+
+
+# ---------------------------------------------------------------- the notebook itself
+
+def test_notebook_was_executed_and_keeps_its_compared_numbers():
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert [c["execution_count"] for c in code] == list(range(1, len(code) + 1))
+    out = "".join("".join(o.get("text", "")) for c in code for o in c.get("outputs", []))
+    assert "growth factor per doubling of n: [4 4 4 4 4 4]" in out
+    assert "slope of peak memory against n: 2.00" in out
+    assert out.count("max |tiled - naive| < 1e-12") == 6
+    assert ">=" not in out
