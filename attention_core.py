@@ -85,9 +85,10 @@ def _raise_if_empty(row_max: np.ndarray, shape: tuple[int, ...], what: str) -> N
     """row_max (..., n) is the maximum of each row; -inf there means every entry is -inf."""
     empty = row_max == -np.inf
     if np.any(empty):
-        where = tuple(int(i) for i in np.argwhere(empty)[0])
-        raise ValueError(f"the {what} blocks every key for query row {where} "
-                         f"(index over (..., n) of scores with shape {shape}); "
+        rows = [tuple(int(i) for i in r) for r in np.argwhere(empty)]
+        where = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+        raise ValueError(f"the {what} blocks every key for query row{'s' if len(rows) > 1 else ''} "
+                         f"{where} (index over (..., n) of scores with shape {shape}); "
                          "softmax of a row that is -inf everywhere is undefined (0/0)")
 
 

@@ -223,6 +223,8 @@ def test_fully_masked_row_is_named():
     assert "undefined" in msg
     _raises("query row \\(1,\\)", ac.tiled_attention, Q, Q, Q, 2, mask)
     _raises("every key", ac.softmax, [-np.inf, -np.inf])
+    mask[2] = -np.inf  # two empty rows: both are named
+    _raises(r"query rows \(1,\), \(2,\) ", ac.scaled_dot_product_attention, Q, Q, Q, mask)
     batch_mask = np.zeros((2, 3, 3))
     batch_mask[1, 2] = -np.inf
     _raises("query row \\(1, 2\\)", ac.tiled_attention, np.ones((2, 3, 2)), np.ones((2, 3, 2)),
