@@ -8,11 +8,13 @@ Two kinds of figure:
 - Static: a function that returns a matplotlib Figure (pyplot), e.g.
   ``attention_heatmap(...)``; the notebook cell ends with ``plt.show()``.
 - Live: a subclass of ``LiveFigure``. Its ``setup()`` builds the axes and
-  artists once; its ``update(**values)`` changes the artists' data (no
-  re-layout from scratch, so a slider redraws in a few milliseconds) and
-  returns a short text with the numbers it shows. ``interactive(live, **controls)``
-  wires ipywidgets controls to it: on every change the figure is re-rendered
-  into an ``ipywidgets.Image`` and the text into a ``<pre>``.
+  artists once and usually ends with ``self.blit(changing_artists)``; its
+  ``update(**values)`` changes the artists' data and returns a short text with
+  the numbers it shows. The layout is computed once and the static part drawn
+  once, so a slider redraws only the changing artists (blitting), in a few
+  milliseconds. ``interactive(live, **controls)`` wires ipywidgets controls to
+  it: on every change the figure is re-rendered into an ``ipywidgets.Image``
+  and the text into a ``<pre>``.
 
 Japanese labels (私, は, 猫): ``matplotlib_fontja`` registers a font with the
 glyphs; importing this module selects it.
@@ -27,6 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.transforms import Affine2D
 
 try:  # a font with Japanese glyphs; without it labels like 猫 render as boxes
     import matplotlib_fontja  # noqa: F401  (registers the font on import)
@@ -49,18 +52,30 @@ matplotlib.rcParams.update({
 # --------------------------------------------------------------------------
 
 class LiveFigure:
-    """A figure built once (setup) and updated in place (update) for a slider."""
+    """A figure built once (setup) and updated in place (update) for a slider.
+
+    Fast path (blitting): a subclass calls ``self.blit(changing)`` at the end of
+    setup() with every artist that update() changes. The rest of the figure (axes,
+    ticks, labels, static lines) is then drawn once into a background; png()
+    restores it and draws only the changing artists on it. Whatever update()
+    changes must be among them: axis limits and tick labels must stay fixed.
+    Without blit(), png() draws the whole figure.
+    """
 
     figsize: tuple[float, float] = (6.0, 3.0)
 
     def __init__(self):
         self.fig = Figure(figsize=self.figsize, dpi=80, layout="constrained")
         FigureCanvasAgg(self.fig)
+        self._changing: list | None = None  # set by blit()
+        self._background = None  # the static part, drawn once (with blit())
         self.setup()
         # Lay the figure out once, then freeze it: with constrained layout left on,
-        # every png() would run the layout solver and draw the figure twice.
-        self.fig.canvas.draw()
-        self.fig.set_layout_engine("none")
+        # every full draw would run the layout solver again.
+        self.fig.canvas.draw()  # with blit(): everything but the changing artists
+        self.fig.set_layout_engine(None)
+        if self._changing is not None:
+            self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
 
     def setup(self) -> None:
         """Create axes and artists (override)."""
@@ -70,10 +85,76 @@ class LiveFigure:
         """Change the artists for new control values; return the numbers shown, as text (override)."""
         raise NotImplementedError
 
+    def blit(self, changing) -> None:
+        """Call at the end of setup(): png() will redraw only `changing` over a background drawn once.
+
+        The changing artists are left out of the background and drawn over it in the
+        order a full draw uses (axes by axes, by zorder), followed within their axes by
+        the spines, which a full draw puts over bars and images. So a blitted PNG equals
+        a full draw as long as no other static artist is drawn over a changing one: give
+        changing artists a zorder above static artists they may overlap. Texts set by
+        update() should be the size they will have (layout is computed once, here).
+        """
+        changing = list(changing)
+        whole = {id(a) for a in changing if isinstance(a, matplotlib.axes.Axes)}  # drawn with spines
+        axes = {id(a.axes): a.axes for a in changing
+                if getattr(a, "axes", None) is not None and id(a.axes) not in whole}
+        for ax in axes.values():  # spines: in a full draw above bars (zorder 2.5 > 1)
+            changing += [s for s in ax.spines.values() if not any(s is c for c in changing)]
+        for artist in changing:
+            artist.set_animated(True)  # left out of the background
+        self._changing = self._draw_order(changing)
+
+    def _draw_order(self, artists) -> list:
+        """`artists` sorted as Figure.draw would draw them: by axes (in figure order), then zorder."""
+        fig_children = sorted(self.fig.get_children(), key=lambda a: a.get_zorder())
+        fig_rank = {id(a): i for i, a in enumerate(fig_children)}
+
+        def key(a):
+            ax = a.axes if getattr(a, "axes", None) is not None and a is not a.axes else None
+            if ax is None:  # a figure-level artist (fig.text, ...)
+                return (fig_rank.get(id(a), -1), 0, 0)
+            children = ax.get_children()
+            index = next((i for i, c in enumerate(children) if c is a), len(children))
+            return (fig_rank.get(id(ax), -1), a.get_zorder(), index)
+
+        return sorted(artists, key=key)
+
     def png(self) -> bytes:
         """Render the current figure to PNG bytes (what the Image widget shows)."""
+        canvas = self.fig.canvas
+        if self._changing is None:
+            canvas.draw()
+        else:
+            canvas.restore_region(self._background)
+            renderer = canvas.get_renderer()
+            for artist in self._changing:
+                ax = getattr(artist, "axes", None)
+                if ax is not None and ax is not artist and not ax.get_visible():
+                    continue  # a hidden axes draws none of its artists
+                artist.draw(renderer)
+        return self._encode()
+
+    def full_png(self) -> bytes:
+        """The current state drawn in full, blitting or not: the reference png() must equal."""
+        changing = self._changing or []
+        for artist in changing:
+            artist.set_animated(False)
+        try:
+            self.fig.canvas.draw()
+            return self._encode()
+        finally:
+            for artist in changing:
+                artist.set_animated(True)
+
+    def _encode(self) -> bytes:
+        """The Agg canvas as PNG bytes (Pillow, fast compression: drawing, not zlib, should dominate)."""
+        from PIL import Image
+
+        canvas = self.fig.canvas
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", pil_kwargs={"compress_level": 1})
+        Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1
+                         ).save(buf, format="png", compress_level=1)
         return buf.getvalue()
 
     def render(self, **values) -> tuple[str, bytes]:
@@ -153,12 +234,6 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title="attent
 
 # --- 01 Q, K, V projections -------------------------------------------------
 
-def _layout_once_01(fig) -> None:
-    """Lay the figure out once (constrained), then keep those positions: halves each redraw."""
-    fig.canvas.draw()
-    fig.set_layout_engine("none")
-
-
 class LiveLibrary(LiveFigure):
     """Library toy: one query's attention weights over the books and the mixed contents o.
 
@@ -191,8 +266,8 @@ class LiveLibrary(LiveFigure):
         self.ax_o.set_xlabel("content feature")
         self.ax_o.set_ylabel(r"mixed contents $o$")
         self.ax_o.set_title(r"what the reader takes home: $o = a V$")
-        self.ax_w.set_title("query 'a reader's wish' x 1: weights over the books")
-        _layout_once_01(self.fig)
+        self.ax_w.set_title("query 'a reader's wish' x 1: weights over the books")  # changes: no mathtext
+        self.blit([*self.w_bars, *self.w_text, *self.o_bars, *self.o_text, self.ax_w.title])
 
     def update(self, query: str, strength: float = 1.0) -> str:
         q = strength * self.queries[query]  # (d_k,)
@@ -327,7 +402,11 @@ class LiveWorkedExample(LiveFigure):
         (self.o_marker,) = self.ax_v.plot([], [], "k*", ms=14)
         self.ax_v.set_title("o_1 = (0.000, 0.000)")
         self.ax_w.set_title("query 私 (i=1), W_K[2,2] = -1")
-        _layout_once_01(self.fig)
+        # arrows and o above the static points and labels of the plane: blitting draws them on top
+        self.arrows.set_zorder(3.5)
+        self.o_marker.set_zorder(3.6)
+        self.blit([*self.w_bars, *self.w_text, self.arrows, self.o_marker, self.ax_w.title,
+                   self.ax_v.title])
 
     def update(self, query: int, w_k22: float = -1.0) -> str:
         """Weights, contributions and o_i for query token `query` (0-based) with W_K[1, 1] = w_k22."""
@@ -499,33 +578,7 @@ def plot_saturation_small_multiples(d_ks, seed: int = 0, m: int = 10):
     return fig
 
 
-class _BlittedLiveFigure(LiveFigure):
-    """A LiveFigure whose png() redraws only the changing artists over a background drawn once."""
-
-    def _start_blitting(self, changing) -> None:
-        """Call at the end of setup(): lay out once, then draw everything but `changing` once."""
-        self._changing = list(changing)
-        for artist in self._changing:
-            artist.set_animated(True)  # left out of the background
-        self.fig.canvas.draw()  # constrained layout, once
-        self.fig.set_layout_engine("none")  # keep that layout from now on
-        self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
-
-    def png(self) -> bytes:
-        """Restore the background, draw the changing artists on it, encode as PNG."""
-        from PIL import Image
-
-        canvas = self.fig.canvas
-        canvas.restore_region(self._background)
-        for artist in self._changing:
-            self.fig.draw_artist(artist)
-        buf = io.BytesIO()
-        Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1
-                         ).save(buf, format="png", compress_level=1)
-        return buf.getvalue()
-
-
-class LiveSaturation(_BlittedLiveFigure):
+class LiveSaturation(LiveFigure):
     """Ten keys, one query, a chosen d_k: raw vs scaled softmax bars and the three saturation numbers."""
 
     figsize = (9.0, 3.4)
@@ -540,8 +593,7 @@ class LiveSaturation(_BlittedLiveFigure):
         self.axes = {"raw": ax_raw, "scaled": ax_scaled}
         for ax in self.axes.values():  # two-line titles, as update() writes them
             ax.set_title("softmax\nmax weight", fontsize=10)
-        self._start_blitting([*self.bars["raw"], *self.bars["scaled"],
-                              *(ax.title for ax in self.axes.values())])
+        self.blit([*self.bars["raw"], *self.bars["scaled"], *(ax.title for ax in self.axes.values())])
 
     def update(self, d_k: int = 512) -> str:
         s = ten_key_scores(d_k, self.seed, self.m)
@@ -682,7 +734,7 @@ def plot_mask_patterns(lengths=(6, 4, 2), seed: int = 0):
     return fig
 
 
-class LiveMask(_BlittedLiveFigure):
+class LiveMask(LiveFigure):
     """Pick a query position, a mask kind and a batch item: weights matrix (left) and that row (right)."""
 
     figsize = (9.5, 3.8)
@@ -706,8 +758,7 @@ class LiveMask(_BlittedLiveFigure):
         self.ax_bar.set_ylabel("weight $a_{ij}$")
         self.ax_im.set_title("mask", fontsize=10)
         self.ax_bar.set_title("query", fontsize=10)
-        self._start_blitting([self.im, self.row_box, *self.bars, self.ax_im.title,
-                              self.ax_bar.title])
+        self.blit([self.im, self.row_box, *self.bars, self.ax_im.title, self.ax_bar.title])
 
     def update(self, position: int = 3, mask: str = "causal", item: int = 1) -> str:
         M = mask_for(mask, self.n, self.lengths, item)  # (n, n)
@@ -789,13 +840,13 @@ class LiveHeadCount(LiveFigure):
         super().__init__()
 
     def setup(self) -> None:
-        # fixed positions, no layout engine: savefig then draws once, with no re-layout
+        # positions set by update(), no layout engine
         self.fig.set_layout_engine(None)
         n = self.data["X"].shape[0]
         self.axes, self.images, self.labels = [], [], []
         for _ in range(self.max_heads):
             ax = self.fig.add_axes((0, 0, 0.1, 0.1))
-            im = ax.imshow(np.zeros((n, n)), cmap="Blues", vmin=0.0, vmax=1.0)
+            im = ax.imshow(np.zeros((n, n)), cmap="Blues", vmin=0.0, vmax=1.0, interpolation="none")
             ax.set_xticks([])
             ax.set_yticks([])
             # a plain text, not a title: titles are re-positioned on every draw (slow)
@@ -806,6 +857,7 @@ class LiveHeadCount(LiveFigure):
         self.title = self.fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=12)
         self.fig.text(0.5, 0.005, "each square: rows = query i, columns = key j "
                       "(white 0 ... dark blue 1)", ha="center", va="bottom", fontsize=10)
+        self.blit([*self.axes, *self.labels, self.title])  # axes move and hide: all of them change
 
     def update(self, h: int = 1) -> str:
         d = self.data
@@ -917,7 +969,12 @@ def _bar_segments(values: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarr
 
 
 class LivePositionalEncoding(LiveFigure):
-    """Sliders pos and d_model: the vector PE(pos) as bars, and PE(pos) . PE(pos + k) against k."""
+    """Sliders pos and d_model: the vector PE(pos) as bars, and PE(pos) . PE(pos + k) against k.
+
+    Both axes are fixed, in units of d_model, so only the data is redrawn (blitting):
+    dimension c is drawn in the slot [c, c + 1) of 0 ... d_model, and the dot products
+    in units of d_model/2 (they lie in [-d_model/2, d_model/2], as |PE(pos)|^2 = d_model/2).
+    """
 
     figsize = (10.0, 3.8)
     max_d_model = 128
@@ -925,43 +982,47 @@ class LivePositionalEncoding(LiveFigure):
 
     def setup(self) -> None:
         ax_bar, ax_dot = self.fig.subplots(1, 2, width_ratios=(1.3, 1))
+        ax_bar.axhline(0, color="grey", lw=0.8)  # before the bars: drawn under them
         (self.sin_bars,) = ax_bar.plot([], [], color="tab:blue", solid_capstyle="butt")
         (self.cos_bars,) = ax_bar.plot([], [], color="tab:orange", solid_capstyle="butt")
+        ax_bar.set_xlim(0, 1)
+        ax_bar.set_xticks([0, 0.5, 1], ["0", "d_model/2", "d_model"])
         ax_bar.set_ylim(-1.1, 1.1)
         ax_bar.set_yticks([-1, 0, 1])
-        ax_bar.axhline(0, color="grey", lw=0.8)
         ax_bar.set_xlabel("dimension of PE (blue: sin at 2i, orange: cos at 2i+1)")
         ax_bar.set_ylabel("PE(pos, dim)")
         self.ax_bar = ax_bar
+        ax_dot.axhline(0, color="grey", lw=0.8)
         ks = np.arange(self.max_k + 1)
         (self.line,) = ax_dot.plot(ks, np.zeros(len(ks)), lw=2, marker="o", ms=3)
-        ax_dot.set_xlabel("offset k")
-        ax_dot.set_ylabel("PE(pos) · PE(pos + k)")
-        ax_dot.axhline(0, color="grey", lw=0.8)
         ax_dot.set_xlim(0, self.max_k)
+        ax_dot.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5, integer=True))
+        ax_dot.set_ylim(-1.1, 1.1)
+        ax_dot.set_yticks([-1, -0.5, 0, 0.5, 1])
+        ax_dot.set_xlabel("offset k")
+        ax_dot.set_ylabel("PE(pos) · PE(pos + k) / (d_model/2)")
         self.ax_dot = ax_dot
         self.bar_title = ax_bar.set_title(" ")
         self.dot_title = ax_dot.set_title(" ")
-        for axis in (ax_bar.xaxis, ax_dot.xaxis, ax_dot.yaxis):  # few tick labels: text is the
-            axis.set_major_locator(matplotlib.ticker.MaxNLocator(5, integer=True))  # costly part
-        # lay out once with constrained layout, then freeze: updates only change artist data
-        self.fig.canvas.draw()
-        self.fig.set_layout_engine(None)
+        self.update(pos=100, d_model=128)  # titles of their largest size for the one layout
+        self.blit([self.sin_bars, self.cos_bars, self.line, self.bar_title, self.dot_title])
 
     def update(self, pos: int = 0, d_model: int = 16) -> str:
         if not 2 <= d_model <= self.max_d_model or d_model % 2:
             raise ValueError(f"d_model must be even and in 2..{self.max_d_model}, got {d_model}")
         pe = ac.sinusoidal_positional_encoding(pos + self.max_k + 1, d_model)  # (pos+max_k+1, d_model)
-        width = 0.7 * 360.0 / d_model  # bar width in points: about 70% of one dimension's slot
+        # the data stay in dimensions and dot products; a transform draws them in units of d_model
+        in_dims = Affine2D().translate(0.5, 0.0).scale(1.0 / d_model, 1.0) + self.ax_bar.transData
+        slot = self.ax_bar.bbox.width * 72.0 / self.fig.dpi / d_model  # one dimension's slot, points
         for line, offset in ((self.sin_bars, 0), (self.cos_bars, 1)):
-            line.set_data(*_bar_segments(pe[pos], offset))
-            line.set_linewidth(width)
-        self.ax_bar.set_xlim(-0.7, d_model - 0.3)
+            line.set_data(*_bar_segments(pe[pos], offset))  # dimension c in the middle of [c, c + 1)
+            line.set_transform(in_dims)
+            line.set_linewidth(0.7 * slot)
         self.bar_title.set_text(f"PE(pos = {pos}), d_model = {d_model}")
         dots = pe[pos:] @ pe[pos]  # (max_k+1, d_model) @ (d_model,) -> (max_k+1,)
         self.line.set_ydata(dots)
-        self.ax_dot.set_ylim(min(dots.min(), 0.0) - 0.05 * d_model, 0.55 * d_model)
-        self.dot_title.set_text(f"from pos = {pos}: largest (d_model/2 = {d_model // 2}) at k = 0")
+        self.line.set_transform(Affine2D().scale(1.0, 2.0 / d_model) + self.ax_dot.transData)
+        self.dot_title.set_text(f"from pos = {pos}: largest at k = 0 (d_model/2 = {d_model // 2})")
         first = " ".join(f"{v:.3f}" for v in pe[pos, :6])
         return (f"pos = {pos}, d_model = {d_model}\nPE(pos)[:6] = {first}\n"
                 f"PE(pos) . PE(pos) = {pe[pos] @ pe[pos]:.3f} (= d_model/2)\n"
@@ -1162,13 +1223,6 @@ def _kinks_1d(ffn, x_range):
     return np.sort(xk[(xk > x_range[0]) & (xk < x_range[1])])
 
 
-def _freeze_layout(live, **values) -> None:
-    """Lay the live figure out once (constrained), then keep those positions: a redraw skips the layout."""
-    live.update(**values)
-    live.fig.canvas.draw()
-    live.fig.set_layout_engine(None)  # None, not "none": a placeholder engine would still cost a draw per savefig
-
-
 class LiveFFN1D(LiveFigure):
     """Slider for a 1-D input x: the FFN curve with the current point, and the d_ff hidden units as bars."""
 
@@ -1180,7 +1234,6 @@ class LiveFFN1D(LiveFigure):
                              f"W_1 {ffn.W_1.shape} and W_2 {ffn.W_2.shape}")
         self.ffn, self.x_range = ffn, x_range
         super().__init__()
-        _freeze_layout(self, x=0.0)
 
     def setup(self) -> None:
         f = self.ffn
@@ -1203,6 +1256,8 @@ class LiveFFN1D(LiveFigure):
         ax_h.set_xlabel("hidden unit j (d_ff axis)")
         ax_h.set_ylabel("ReLU(x w1_j + b1_j)")
         ax_h.set_title("hidden units (grey = off)")
+        self.update(x=0.0)  # a title of its real size for the one layout
+        self.blit([self.point, *self.bars, self.title])
 
     def update(self, x=0.0) -> str:
         f = self.ffn
@@ -1248,7 +1303,7 @@ def decoder_attention_maps(Y, memory, layers, self_mask=None, cross_mask=None):
 
 
 def _annotated_image(ax, shape, cmap):
-    im = ax.imshow(np.zeros(shape), cmap=cmap, vmin=0.0, vmax=1.0)
+    im = ax.imshow(np.zeros(shape), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="none")  # fastest
     texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(shape[1])]
              for i in range(shape[0])]
     return im, texts
@@ -1292,7 +1347,6 @@ class LiveDecoderAttention(LiveFigure):
         self.cross_w = [np.asarray(w, dtype=float) for w in cross_weights]  # each (h, n, m)
         self.tgt, self.src = list(tgt_labels), list(src_labels)
         super().__init__()
-        _freeze_layout(self, layer=1, head=0, position=0)
 
     def setup(self) -> None:
         from matplotlib.patches import Rectangle
@@ -1312,6 +1366,9 @@ class LiveDecoderAttention(LiveFigure):
         ax_c.add_patch(self.rect_c)
         self.title_s = ax_s.set_title("")
         self.title_c = ax_c.set_title("")
+        self.update(layer=1, head=0, position=0)  # titles of their real size for the one layout
+        self.blit([self.im_s, self.im_c, *(t for row in self.txt_s + self.txt_c for t in row), self.rect_s,
+                   self.rect_c, self.title_s, self.title_c])
 
     def update(self, layer=1, head=0, position=0) -> str:
         layer, head, t = int(layer), int(head), int(position)
@@ -1523,11 +1580,8 @@ class LiveTiling(LiveFigure):
         self.labels = [self.ax_bar.text(1.5, y, "", va="center", fontsize=10,
                                         bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
                        for y in (1, 0)]
-        self._changing = [self.im, self.frame, self.too_fine, self.grid_title, *self.bars,
-                          *self.labels, self.bar_title]
-        for artist in self._changing:
-            artist.set_animated(True)  # left out of the background
-        self._background = None
+        self.blit([self.im, self.frame, self.too_fine, self.grid_title, *self.bars, *self.labels,
+                   self.bar_title])
 
     def update(self, n: int = 64, block_size: int = 8) -> str:
         c = tiling_counts(n, block_size)
@@ -1551,20 +1605,3 @@ class LiveTiling(LiveFigure):
                 f"{c['tiled_entries_at_once']:,} ({format_bytes(c['tiled_bytes_at_once'])})"
                 f" -> {ratio}x fewer\n"
                 f"score entries computed in total: {c['entries_computed']:,} in both")
-
-    def png(self) -> bytes:
-        """Restore the background drawn once, draw the changing artists on it, encode as PNG."""
-        from PIL import Image
-
-        canvas = self.fig.canvas
-        if self._background is None:
-            canvas.draw()  # everything except the animated (changing) artists
-            self._background = canvas.copy_from_bbox(self.fig.bbox)
-        canvas.restore_region(self._background)
-        for artist in self._changing:
-            self.fig.draw_artist(artist)
-        width, height = canvas.get_width_height()
-        buf = io.BytesIO()
-        Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1
-                         ).save(buf, format="png", compress_level=1)
-        return buf.getvalue()

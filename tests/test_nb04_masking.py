@@ -226,7 +226,7 @@ def test_notebook_executed_in_order_with_one_expected_error():
     assert len(errors) == 1
     cell, err = errors[0]
     assert cell["metadata"]["tags"] == ["raises-exception"]
-    assert err["ename"] == "ValueError" and "query row (0,)" in err["evalue"]
+    assert err["ename"] == "ValueError" and "query rows (0,), (1,)" in err["evalue"]
 
 
 def test_notebook_shows_the_seed_numbers_and_nan_without_warnings():

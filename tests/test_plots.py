@@ -1,5 +1,6 @@
 """The shared plotting machinery: LiveFigure, interactive() wiring, heatmap, Japanese glyphs."""
 
+import io
 import warnings
 
 import ipywidgets as widgets
@@ -61,3 +62,56 @@ def test_japanese_labels_have_glyphs():
         warnings.simplefilter("error")  # "Glyph ... missing from font(s)" is a UserWarning
         fig.canvas.draw()
     plt.close(fig)
+
+
+class BlittedBars(ap.LiveFigure):
+    """Bars, their value labels, a title and a line that change; everything else static."""
+
+    figsize = (4, 3)
+
+    def setup(self):
+        self.ax = self.fig.add_subplot()
+        self.ax.axhline(5, color="0.6", zorder=0.5)  # static, under the bars (zorder 1)
+        self.bars = self.ax.bar(range(3), [0, 0, 0], color="tab:blue")
+        self.labels = [self.ax.text(i, 0, "", ha="center", va="bottom", bbox={"fc": "w", "alpha": 0.7})
+                       for i in range(3)]
+        (self.line,) = self.ax.plot([0, 2], [0, 0], color="tab:red", lw=3)
+        self.ax.set_ylim(0, 10)
+        self.ax.set_xticks([])  # no tick marks under the bars: pixel-exact comparison
+        self.ax.set_title("k = 1")
+        self.blit([*self.bars, *self.labels, self.line, self.ax.title])
+
+    def update(self, k=1):
+        for i, (bar, label) in enumerate(zip(self.bars, self.labels, strict=True)):
+            bar.set_height(k * (i + 1))
+            label.set_y(k * (i + 1))
+            label.set_text(f"{k * (i + 1):.1f}")
+        self.line.set_ydata([k, 9 - k])
+        self.ax.set_title(f"k = {k}, total = {6 * k}")
+        return f"k = {k}"
+
+
+def _pixels(png):
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
+
+
+def test_blitted_png_equals_a_full_redraw_of_the_same_state():
+    live = BlittedBars()
+    assert live._background is not None and all(a.get_animated() for a in live._changing)
+    # a new state, then back to an old one (cached text), then another: no ghost of earlier states
+    for k in (1, 2.5, 1, 0.5, 2.5):
+        text, png = live.render(k=k)
+        blitted, full = _pixels(png), _pixels(live.full_png())
+        # Agg may round a cached label blended over a bar edge one level differently
+        assert np.abs(blitted - full).max() <= 1, f"k = {k}: blitted PNG differs from a full draw"
+        assert text == f"k = {k}"
+    assert np.abs(_pixels(live.png()) - _pixels(live.full_png())).max() <= 1  # png() after full_png()
+    assert not _pixels(live.render(k=1)[1]).tolist() == _pixels(live.render(k=2)[1]).tolist()
+
+
+def test_unblitted_png_draws_the_whole_figure():
+    live = Bars()
+    assert live._changing is None
+    _, png = live.render(k=2)
+    assert np.array_equal(_pixels(png), _pixels(live.full_png()))
