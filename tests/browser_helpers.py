@@ -1,0 +1,805 @@
+"""Helpers for tests/test_browser.py: a throw-away JupyterLab server and a notebook page driver.
+
+Everything waits for a state (kernel idle, prompts numbered, image loaded, output
+changed), never for a fixed time: the CPU is shared and timings vary a lot.
+
+Selectors (JupyterLab 4.6, ipywidgets 8.1), kept here in one place:
+
+- kernel status   #jp-main-statusbar span[title^='Change kernel']  "Python 3 (ipykernel) | Idle"
+- menus           .lm-MenuBar-itemLabel (Edit, Run) then .lm-Menu li[data-command='...']
+- cells           .jp-Notebook .jp-Cell (.jp-CodeCell), prompt .jp-InputArea-prompt "[3]:"
+- error output    .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']
+                  whose text is a traceback (plain stderr uses the same mime type)
+- widget failure  "Error displaying widget" / "Loading widget..." (jupyterlab-manager)
+- live figure     .widget-vbox:has(> .live-figure-text), its controls in the first child
+                  box, text .live-figure-text pre, image img.live-figure-image (blob: URL)
+- controls        .widget-slider (.noUi-handle[role=slider], .widget-readout),
+                  .widget-dropdown select, .widget-toggle-buttons button,
+                  .widget-select select, .widget-radio input, .widget-checkbox input,
+                  standalone .widget-toggle-button, .widget-text input / textarea
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+CHROMIUM = "/usr/bin/chromium"
+# Without the networking flags Chromium keeps calling out (component updates, sync, ...).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+
+# Upper bounds only: every wait returns as soon as its state is reached.
+SERVER_START_S = 120
+PAGE_LOAD_MS = 120_000
+KERNEL_IDLE_MS = 120_000
+RUN_ALL_MS = 600_000
+WIDGETS_MS = 120_000
+CONTROL_MS = 90_000
+
+KERNEL_STATUS = "#jp-main-statusbar span[title^='Change kernel']"
+STDERR_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+LIVE_BOX = ".jupyter-widgets.widget-vbox:has(> .live-figure-text)"
+# Anything a person can operate; used to find controls nobody wired to a live figure.
+CONTROL_SELECTOR = (".widget-slider, .widget-dropdown, .widget-toggle-buttons, .widget-select, "
+                    ".widget-radio, .widget-checkbox, .widget-text, .widget-textarea, "
+                    ".jupyter-button, .widget-play, .widget-colorpicker, .widget-datepicker")
+
+TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\)|^\s*Cell In\[\d+\], line \d+"
+                          r"|^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b",
+                          re.MULTILINE)
+LIVE_CALL_RE = re.compile(r"^[^#\n]*\bap\.interactive\(", re.MULTILINE)
+NOTIFICATION_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+
+
+def browser_unavailable_reason() -> str | None:
+    """Why the browser test cannot run here, or None when it can."""
+    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
+        return (f"Chromium not found at {CHROMIUM}. The browser test drives Debian's Chromium "
+                "(playwright's own browser download is not used); install it with "
+                "`sudo apt-get update && sudo apt-get install -y chromium`.")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return ("Python playwright is not installed: run `python3 dev.py setup` "
+                "(requirements.txt lists it).")
+    return None
+
+
+def is_local_url(url: str) -> bool:
+    """data:, blob:, about: and anything served by 127.0.0.1 / localhost."""
+    scheme = url.split(":", 1)[0].lower()
+    if scheme in {"data", "blob", "about"}:
+        return True
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    return host in LOCAL_HOSTS or host == "::1"
+
+
+# --------------------------------------------------------------------------
+# Notebook file: what the .ipynb says the run should show
+# --------------------------------------------------------------------------
+
+@dataclass
+class CellExpectation:
+    index: int             # position among all cells (markdown included)
+    cell_type: str
+    raises: bool           # tagged raises-exception: its error is expected
+    stored_widget: bool    # the stored outputs contain a widget view
+    live: bool             # the source calls ap.interactive(...): a live figure must appear
+
+
+def read_expectations(path: Path) -> list[CellExpectation]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for i, cell in enumerate(nb["cells"]):
+        tags = cell.get("metadata", {}).get("tags", []) or []
+        widget = any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
+                     for o in cell.get("outputs", []) or [])
+        source = "".join(cell.get("source", ""))
+        live = cell["cell_type"] == "code" and LIVE_CALL_RE.search(source) is not None
+        out.append(CellExpectation(i, cell["cell_type"], "raises-exception" in tags, widget, live))
+    return out
+
+
+# --------------------------------------------------------------------------
+# JupyterLab server
+# --------------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """In the server's process: get SIGTERM when pytest dies (killed by a timeout, say).
+
+    Without it a killed test run leaves its JupyterLab and kernels running. Linux only.
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+class LabServer:
+    """JupyterLab on 127.0.0.1 with a random port and token, in an isolated temp home.
+
+    The served root mirrors the repository layout (root/notebooks/*.ipynb, copies) with
+    the repository's top-level modules symlinked next to it, so a notebook's
+    ``sys.path.insert(0, "..")`` behaves as in the repository while saving or autosave
+    never touches the repository's notebooks.
+    """
+
+    def __init__(self, tmp: Path, repo_root: Path, notebook_dir: Path):
+        self.tmp = tmp
+        self.root = tmp / "course"
+        self.nb_dir = self.root / "notebooks"
+        self.token = secrets.token_hex(24)
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = tmp / "jupyter-server.log"
+        self.proc: subprocess.Popen | None = None
+        self._prepare(repo_root, notebook_dir)
+
+    def _prepare(self, repo_root: Path, notebook_dir: Path) -> None:
+        self.nb_dir.mkdir(parents=True)
+        for nb in sorted(notebook_dir.glob("*.ipynb")):
+            shutil.copy2(nb, self.nb_dir / nb.name)
+        for module in sorted(repo_root.glob("*.py")):   # course modules, for sys.path ".."
+            (self.root / module.name).symlink_to(module)
+        self.dirs = {name: self.tmp / name for name in ("home", "config", "data", "runtime",
+                                                          "ipython", "mpl", "workspaces")}
+        for d in self.dirs.values():
+            d.mkdir()
+        # The news / update pop-up covers the page (and calls out): switch it off in the
+        # isolated user settings. dev.py writes the same values as an override into .venv.
+        settings = (self.dirs["config"] / "lab" / "user-settings" / "@jupyterlab"
+                    / "apputils-extension" / "notification.jupyterlab-settings")
+        settings.parent.mkdir(parents=True)
+        settings.write_text(json.dumps(NOTIFICATION_SETTINGS, indent=2))
+
+    def env(self) -> dict:
+        env = dict(os.environ)
+        env.update(HOME=str(self.dirs["home"]), JUPYTER_CONFIG_DIR=str(self.dirs["config"]),
+                   JUPYTER_DATA_DIR=str(self.dirs["data"]),
+                   JUPYTER_RUNTIME_DIR=str(self.dirs["runtime"]),
+                   IPYTHONDIR=str(self.dirs["ipython"]), MPLCONFIGDIR=str(self.dirs["mpl"]),
+                   JUPYTERLAB_SETTINGS_DIR=str(self.dirs["config"] / "lab" / "user-settings"),
+                   JUPYTERLAB_WORKSPACES_DIR=str(self.dirs["workspaces"]),
+                   JUPYTER_PLATFORM_DIRS="0")
+        env.pop("JUPYTER_PATH", None)
+        env.pop("JUPYTER_CONFIG_PATH", None)
+        bindir = str(Path(sys.executable).parent)
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        return env
+
+    def start(self) -> None:
+        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
+               "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+               "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
+               f"--ServerApp.root_dir={self.root}",
+               "--LabApp.news_url=None",
+               "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate"]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-root")
+        self._log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+        self.proc = subprocess.Popen(cmd, cwd=self.root, env=self.env(), stdout=self._log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     start_new_session=True, preexec_fn=_die_with_parent)
+        deadline = time.monotonic() + SERVER_START_S
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n"
+                                   + self.log_tail())
+            try:
+                self.api("GET", "/api/status", timeout=5)
+                return
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n"
+                                       + self.log_tail()) from None
+                # the server is still importing; poll again shortly (state-based wait)
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Stop the server by its process (SIGTERM: it shuts its kernels down), then kill."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+        self._log.close()
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return "(no server log)"
+
+    def api(self, method: str, path: str, timeout: float = 30):
+        req = urllib.request.Request(self.base + path, method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def kernels(self) -> list[dict]:
+        return self.api("GET", "/api/kernels")
+
+    def shutdown_kernels(self) -> None:
+        """A fresh kernel per notebook: close every session and kernel through the REST API."""
+        for path in [f"/api/sessions/{s['id']}" for s in self.api("GET", "/api/sessions")] + \
+                    [f"/api/kernels/{k['id']}" for k in self.kernels()]:
+            try:
+                self.api("DELETE", path)
+            except urllib.error.HTTPError as exc:
+                if exc.code != 404:   # 404: already gone with its session
+                    raise
+
+    def notebook_url(self, name: str, workspace: str) -> str:
+        return (f"{self.base}/lab/workspaces/{quote(workspace)}/tree/notebooks/{quote(name)}"
+                f"?token={self.token}")
+
+    def notification_settings(self) -> dict:
+        s = self.api("GET", "/lab/api/settings/@jupyterlab/apputils-extension:notification")
+        return s.get("settings", {})
+
+
+# --------------------------------------------------------------------------
+# In-page scripts
+# --------------------------------------------------------------------------
+
+# Run All is finished when every code cell carries a number and the kernel is idle, or
+# when execution stopped at an error (later cells aborted, nothing pending).
+RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
+  const tb = new RegExp(tbSource, 'm');
+  const status = (document.querySelector(statusSel)?.textContent || '').trim();
+  if (/\\|\\s*(Dead|Unknown)$/.test(status)) return 'kernel ' + status;
+  const dlg = document.querySelector('.jp-Dialog');
+  if (dlg) return 'dialog: ' + dlg.textContent.trim().slice(0, 300);
+  const idle = /\\|\\s*Idle$/.test(status);
+  const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
+    .map(p => p.textContent.trim());
+  if (idle && prompts.every(p => /^\\[\\d+\\]:$/.test(p))) return 'done';
+  const pending = prompts.some(p => p.includes('*'));
+  const errorShown = [...document.querySelectorAll(stderrSel)].some(o => tb.test(o.textContent));
+  if (idle && !pending && errorShown && prompts.some(p => p === '[ ]:')) return 'stopped';
+  return false;
+}"""
+
+# Every widget view rendered: no placeholder left, every live figure has text and a loaded image.
+WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
+  const nb = document.querySelector('.jp-Notebook');
+  if (!nb) return false;
+  // at least one live figure per cell that calls ap.interactive() (no vacuous 'done')
+  if (nb.querySelectorAll(liveBoxSel).length < liveExpected) return false;
+  // outputs only: a notebook's own text may mention these phrases
+  const text = [...nb.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join(' ');
+  if (text.includes('Error displaying widget')) return 'error';
+  if (text.includes('Loading widget...')) return false;
+  for (const box of nb.querySelectorAll(liveBoxSel)) {
+    const t = box.querySelector(':scope > .live-figure-text pre');
+    const img = box.querySelector(':scope > img.live-figure-image');
+    if (!t || !t.textContent.trim()) return false;
+    if (!img || !img.getAttribute('src') || !img.complete || img.naturalWidth === 0) return false;
+  }
+  return 'done';
+}"""
+
+CELL_REPORT_JS = """([stderrSel, liveBoxSel]) => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(c => ({
+  code: c.classList.contains('jp-CodeCell'),
+  prompt: (c.querySelector('.jp-InputArea-prompt')?.textContent || '').trim(),
+  stderr: [...c.querySelectorAll(stderrSel)].map(o => o.textContent),
+  widgets: c.querySelectorAll('.jp-OutputArea-output .jupyter-widgets').length,
+  liveBoxes: c.querySelectorAll(liveBoxSel).length,
+  widgetError: (c.querySelector('.jp-Cell-outputWrapper')?.textContent || '')
+                 .includes('Error displaying widget'),
+  loading: (c.querySelector('.jp-Cell-outputWrapper')?.textContent || '')
+                 .includes('Loading widget...'),
+}))"""
+
+# Arm a probe on one live figure: it notes the first user event (t0: keydown, input,
+# change, click) and when the text changed and the new image finished loading.
+ARM_PROBE_JS = """(box) => {
+  const text = box.querySelector(':scope > .live-figure-text');
+  const img = box.querySelector(':scope > img.live-figure-image');
+  const logItem = document.querySelector('.jp-LogConsoleStatusItem');
+  const p = {t0: null, tText: null, tImg: null, done: false,
+             text0: text.textContent, src0: img.getAttribute('src'),
+             log0: logItem && !logItem.classList.contains('lm-mod-hidden') ? logItem.textContent : ''};
+  const now = () => performance.now();
+  const start = () => { if (p.t0 === null) p.t0 = now(); };
+  const events = ['keydown', 'input', 'change', 'click'];
+  const check = () => {
+    if (p.tText === null && text.textContent !== p.text0) p.tText = now();
+    const src = img.getAttribute('src');
+    if (p.tImg === null && src !== p.src0 && img.complete && img.naturalWidth > 0) p.tImg = now();
+    if (!p.done && p.tText !== null && p.tImg !== null) {
+      p.done = true;
+      mo.disconnect();
+      img.removeEventListener('load', check);
+      for (const e of events) box.removeEventListener(e, start, true);
+    }
+  };
+  const mo = new MutationObserver(check);
+  mo.observe(text, {subtree: true, childList: true, characterData: true});
+  mo.observe(img, {attributes: true, attributeFilter: ['src']});
+  img.addEventListener('load', check);
+  for (const e of events) box.addEventListener(e, start, true);
+  p.check = check;
+  window.__liveProbe = p;
+}"""
+
+PROBE_STATE_JS = """() => {
+  const p = window.__liveProbe;
+  if (p.done) return 'done';
+  const logItem = document.querySelector('.jp-LogConsoleStatusItem');
+  const log = logItem && !logItem.classList.contains('lm-mod-hidden') ? logItem.textContent : '';
+  if (log !== p.log0) return 'log';
+  return false;
+}"""
+
+PROBE_RESULT_JS = """() => { const p = window.__liveProbe;
+  return {t0: p.t0, tText: p.tText, tImg: p.tImg, done: p.done}; }"""
+
+
+def traceback_in(texts: list[str]) -> str | None:
+    for t in texts:
+        if TRACEBACK_RE.search(t):
+            return t
+    return None
+
+
+def short(text: str, n: int = 1200) -> str:
+    text = text.strip()
+    return text if len(text) <= n else text[: n // 2] + "\n   ...\n" + text[-n // 2:]
+
+
+# --------------------------------------------------------------------------
+# Controls
+# --------------------------------------------------------------------------
+
+@dataclass
+class Change:
+    """One change of one control, as a person makes it, and what it took to redraw."""
+
+    notebook: str
+    widget: int
+    control: str
+    kind: str
+    action: str
+    from_value: str
+    to_value: str
+    ms: float | None = None
+    text_ms: float | None = None
+    image_ms: float | None = None
+    problem: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def record(self) -> dict:
+        def plain(text: str) -> str:  # ipywidgets shows option labels with no-break spaces
+            return text.replace("\xa0", " ")
+
+        return {"notebook": self.notebook, "widget": self.widget, "control": plain(self.control),
+                "kind": self.kind, "action": plain(self.action), "from": plain(self.from_value),
+                "to": plain(self.to_value), "ms": self.ms, "text_ms": self.text_ms,
+                "image_ms": self.image_ms}
+
+
+def control_kind(ctrl) -> str:
+    """Classify a control element (a Playwright locator) by its ipywidgets classes."""
+    cls = " " + (ctrl.get_attribute("class") or "") + " "
+    for name, kind in ((" widget-slider ", "slider"), (" widget-dropdown ", "dropdown"),
+                       (" widget-toggle-buttons ", "toggle-buttons"),
+                       (" widget-select ", "select"), (" widget-radio ", "radio"),
+                       (" widget-checkbox ", "checkbox"), (" widget-toggle-button ", "toggle-button"),
+                       (" widget-text ", "text"), (" widget-textarea ", "text")):
+        if name in cls:
+            return kind
+    return "unknown:" + cls.strip()
+
+
+def control_label(ctrl, kind: str, index: int) -> str:
+    label = ctrl.locator(":scope > label.widget-label")
+    text = label.first.text_content().strip() if label.count() else ""
+    if not text and kind in {"checkbox", "toggle-button"}:
+        text = (ctrl.text_content() or "").strip()
+    return text or f"{kind} #{index + 1}"
+
+
+# JS: indices (into root.querySelectorAll(sel)) of the outermost controls under root,
+# optionally leaving out those inside a live figure box.
+OUTERMOST_CONTROLS_JS = """(root, [sel, excludeSel]) => {
+  const all = [...root.querySelectorAll(sel)];
+  const keep = [];
+  all.forEach((el, i) => {
+    let p = el.parentElement, nested = false;
+    while (p && p !== root) { if (p.matches(sel)) { nested = true; break; } p = p.parentElement; }
+    if (nested) return;
+    if (excludeSel && el.closest(excludeSel)) return;
+    keep.push(i);
+  });
+  return keep;
+}"""
+
+
+class NotebookRun:
+    """Drive one notebook in one fresh page: open, run all, check, move every control."""
+
+    def __init__(self, page, server: LabServer, name: str, expectations: list[CellExpectation],
+                 artifacts: Path):
+        self.page = page
+        self.server = server
+        self.name = name
+        self.stem = Path(name).stem
+        self.expect = expectations
+        self.artifacts = artifacts
+        self.changes: list[Change] = []
+        self.timings: dict[str, float] = {}
+        self._cdp = None
+        self.boxes: list = []
+
+    # -- opening and running -------------------------------------------------
+
+    def open(self) -> None:
+        t = time.perf_counter()
+        workspace = f"{self.stem}-{secrets.token_hex(4)}"  # no layout restored from another test
+        self.page.goto(self.server.notebook_url(self.name, workspace), wait_until="load",
+                       timeout=PAGE_LOAD_MS)
+        self.page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=PAGE_LOAD_MS)
+        self.wait_kernel_idle()
+        self.timings["open_to_idle_s"] = time.perf_counter() - t
+
+    def kernel_status(self) -> str:
+        loc = self.page.locator(KERNEL_STATUS)
+        return (loc.first.text_content() or "").strip() if loc.count() else "(no kernel status)"
+
+    def wait_kernel_idle(self) -> None:
+        js = """([sel]) => {
+          const dlg = document.querySelector('.jp-Dialog');
+          if (dlg) return 'dialog: ' + dlg.textContent.trim().slice(0, 300);
+          const s = (document.querySelector(sel)?.textContent || '').trim();
+          if (/\\|\\s*(Dead)$/.test(s)) return 'kernel ' + s;
+          return /\\|\\s*Idle$/.test(s) ? 'idle' : false; }"""
+        state = self.page.wait_for_function(js, arg=[KERNEL_STATUS],
+                                            timeout=KERNEL_IDLE_MS).json_value()
+        assert state == "idle", f"{self.name}: kernel did not become idle: {state}"
+
+    def menu(self, menu: str, command: str) -> None:
+        self.page.locator(".lm-MenuBar-itemLabel").filter(
+            has_text=re.compile(rf"^{re.escape(menu)}$")).click()
+        item = self.page.locator(f".lm-Menu li[data-command='{command}']")
+        item.wait_for(state="visible")
+        item.click()
+
+    def run_all(self) -> None:
+        """Clear the stored outputs (their numbers would look like a finished run), then Run All."""
+        self.menu("Edit", "editmenu:clear-all")
+        self.page.wait_for_function(
+            """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
+                     .every(p => p.textContent.trim() === '[ ]:')""", timeout=WIDGETS_MS)
+        t = time.perf_counter()
+        self.menu("Run", "runmenu:run-all")
+        state = self.page.wait_for_function(
+            RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
+            timeout=RUN_ALL_MS).json_value()
+        self.timings["run_all_s"] = time.perf_counter() - t
+        self.run_state = state
+        assert state in {"done", "stopped"}, f"{self.name}: Run All did not finish: {state}"
+
+    def wait_widgets(self) -> None:
+        t = time.perf_counter()
+        try:
+            state = self.page.wait_for_function(WIDGETS_STATE_JS,
+                                                arg=[LIVE_BOX, self.live_expected()],
+                                                timeout=WIDGETS_MS).json_value()
+        except Exception as exc:  # noqa: BLE001 - report what is stuck, below
+            state = f"not within {WIDGETS_MS / 1000:.0f} s ({type(exc).__name__}: {str(exc)[:300]})"
+        self.timings["widgets_s"] = time.perf_counter() - t
+        self.widget_state = state
+
+    # -- checks ------------------------------------------------------------------
+
+    def cell_problems(self) -> list[str]:
+        """Tracebacks outside raises-exception cells, missing expected errors, widget failures."""
+        cells = self.page.evaluate(CELL_REPORT_JS, [STDERR_OUTPUT, LIVE_BOX])
+        problems = []
+        if len(cells) != len(self.expect):
+            return [f"the page shows {len(cells)} cells, the notebook file has {len(self.expect)}"]
+        for dom, exp in zip(cells, self.expect, strict=True):
+            where = f"cell {exp.index + 1} ({dom['prompt'] or exp.cell_type})"
+            if exp.cell_type != "code":
+                continue
+            tb = traceback_in(dom["stderr"])
+            if exp.raises and tb is None:
+                problems.append(f"{where} is tagged raises-exception but shows no error")
+            if not exp.raises and tb is not None:
+                problems.append(f"{where} shows an error:\n{short(tb)}")
+            if dom["widgetError"]:
+                problems.append(f"{where}: 'Error displaying widget'")
+            if dom["loading"]:
+                problems.append(f"{where}: a widget is stuck at 'Loading widget...'")
+            if exp.stored_widget and dom["widgets"] == 0 and self.run_state == "done":
+                problems.append(f"{where} stored a widget view, but none rendered after Run All")
+        shown = sum(dom["liveBoxes"] for dom in cells)
+        if self.run_state == "done" and shown < self.live_expected():
+            problems.append(f"{self.live_expected()} cells call ap.interactive(), but only {shown} "
+                            "live figures rendered")
+        return problems
+
+    def live_expected(self) -> int:
+        return sum(1 for e in self.expect if e.live and not e.raises)
+
+    def stray_controls(self) -> list[str]:
+        nb = self.page.locator(".jp-Notebook")
+        idx = nb.evaluate(OUTERMOST_CONTROLS_JS, [CONTROL_SELECTOR, LIVE_BOX])
+        out = []
+        for i in idx:
+            ctrl = nb.locator(CONTROL_SELECTOR).nth(i)
+            kind = control_kind(ctrl)
+            out.append(f"{kind} '{control_label(ctrl, kind, i)}' is not inside an "
+                       "ap.interactive() box: the test cannot tell which output it drives")
+        return out
+
+    # -- screenshots --------------------------------------------------------------
+
+    def screenshot(self, tag: str, boxes) -> None:
+        if boxes:
+            boxes[0].scroll_into_view_if_needed()
+        self.page.screenshot(path=str(self.artifacts / f"{self.stem}-{tag}.png"))
+        for k, box in enumerate(boxes):
+            box.screenshot(path=str(self.artifacts / f"{self.stem}-widget{k + 1}-{tag}.png"))
+
+    # -- controls ---------------------------------------------------------------------
+
+    def live_boxes(self) -> list:
+        n = self.page.locator(f".jp-Notebook {LIVE_BOX}").count()
+        return [self.page.locator(f".jp-Notebook {LIVE_BOX}").nth(k) for k in range(n)]
+
+    def controls_of(self, box) -> list:
+        container = box.locator(":scope > .widget-box").first
+        idx = container.evaluate(OUTERMOST_CONTROLS_JS, [CONTROL_SELECTOR, None])
+        return [container.locator(CONTROL_SELECTOR).nth(i) for i in idx]
+
+    def exercise(self, k: int, box) -> list[str]:
+        problems = []
+        for i, ctrl in enumerate(self.controls_of(box)):
+            kind = control_kind(ctrl)
+            label = control_label(ctrl, kind, i)
+            ctrl.scroll_into_view_if_needed()
+            if kind.startswith("unknown"):
+                problems.append(f"widget {k + 1}: control '{label}' ({kind}) is not supported by "
+                                "the browser test; teach tests/browser_helpers.py to move it")
+                continue
+            if self._disabled(ctrl):
+                continue
+            for change in getattr(self, "_move_" + kind.replace("-", "_"))(k, box, ctrl, label):
+                self.changes.append(change)
+                if change.problem:
+                    problems.append(change.problem)
+                    break   # the control's state is unknown now: its other moves would mislead
+        return problems
+
+    def log_console_text(self) -> str:
+        """Open the Log Console (where output of widget callbacks goes) and read it."""
+        try:
+            self.page.locator(".jp-LogConsoleStatusItem").click()
+            out = self.page.locator(".jp-LogConsolePanel .jp-OutputArea-output")
+            out.last.wait_for(timeout=30_000)
+            return "\n".join(t for t in out.all_text_contents() if t.strip())
+        except Exception as exc:  # noqa: BLE001 - diagnostics only
+            return f"(could not read the Log Console: {type(exc).__name__})"
+
+    @staticmethod
+    def _disabled(ctrl) -> bool:
+        return ctrl.evaluate("""el => !!el.querySelector('[disabled]') ||
+                                el.querySelector('.noUi-target')?.hasAttribute('disabled') || false""")
+
+    def _measure(self, k, box, change: Change, act, prepare=None, value=None) -> Change:
+        """Arm the probe, act like a person, wait until text and image changed; fill change."""
+        if prepare:
+            prepare()
+        box.evaluate(ARM_PROBE_JS)
+        t = time.perf_counter()
+        act()
+        try:
+            state = self.page.wait_for_function(PROBE_STATE_JS, timeout=CONTROL_MS).json_value()
+        except Exception as exc:  # noqa: BLE001 - turned into a clear failure below
+            state = f"no redraw within {CONTROL_MS / 1000:.0f} s ({type(exc).__name__})"
+        wall_ms = (time.perf_counter() - t) * 1000
+        res = self.page.evaluate(PROBE_RESULT_JS)
+        if value is not None:
+            change.to_value = value()
+        change.extra["wall_ms"] = round(wall_ms, 1)
+        what = (f"widget {k + 1}, {change.kind} '{change.control}' {change.action} "
+                f"({change.from_value!r} -> {change.to_value!r})")
+        if state != "done":
+            if state == "log":
+                state = ("the kernel logged a message (Log Console) instead of redrawing:\n"
+                         + short(self.log_console_text(), 1500))
+            change.problem = (f"{what}: output did not update: {state}; text changed: "
+                              f"{res['tText'] is not None}, image changed: {res['tImg'] is not None}")
+            return change
+        if change.to_value == change.from_value:
+            change.problem = f"{what}: the control's value did not change"
+        t0 = res["t0"]
+        if t0 is None:
+            change.problem = f"{what}: no user event reached the control"
+            return change
+        change.text_ms = round(res["tText"] - t0, 1)
+        change.image_ms = round(res["tImg"] - t0, 1)
+        change.ms = round(max(res["tText"], res["tImg"]) - t0, 1)
+        return change
+
+    def _change(self, k, kind, label, action, from_value) -> Change:
+        return Change(self.name, k + 1, label, kind, action, from_value, from_value)
+
+    def _move_slider(self, k, box, ctrl, label):
+        handles = ctrl.locator(".noUi-handle[role=slider]")
+        readout = ctrl.locator(".widget-readout")
+
+        def value() -> str:
+            if readout.count() and readout.first.is_visible():
+                return readout.first.text_content().strip()
+            return ",".join((handles.nth(j).get_attribute("aria-valuetext") or "")
+                            for j in range(handles.count()))
+
+        original = value()
+        for j in range(handles.count()):
+            h = handles.nth(j)
+            now = float(h.get_attribute("aria-valuenow"))
+            hi = float(h.get_attribute("aria-valuemax"))
+            key = "ArrowLeft" if now >= hi else "ArrowRight"
+            c = self._change(k, "slider", label, f"keyboard {key} on handle", value())
+            h.focus()
+            yield self._measure(k, box, c, lambda h=h, key=key: h.press(key), value=value)
+        if handles.count() != 1 or value() == original:
+            return
+        h = handles.first
+        if readout.count() == 1 and readout.first.is_visible() and self._readout_takes_typing(ctrl):
+            # type the original value back into the readout, as a person would
+            r = readout.first
+            c = self._change(k, "slider", label, f"type {original!r} + Enter in readout", value())
+
+            def prepare():
+                r.click()
+                self.page.keyboard.press("ControlOrMeta+a")
+                self.page.keyboard.type(original)
+
+            yield self._measure(k, box, c, lambda: self.page.keyboard.press("Enter"),
+                                prepare=prepare, value=value)
+        else:
+            # SelectionSlider: its readout looks editable but ignores typing (ipywidgets 8);
+            # jump to the first (or last) option with the keyboard instead
+            at_min = float(h.get_attribute("aria-valuenow")) <= float(h.get_attribute("aria-valuemin"))
+            key = "End" if at_min else "Home"
+            c = self._change(k, "slider", label, f"keyboard {key} on handle", value())
+            yield self._measure(k, box, c, lambda: h.press(key), value=value)
+
+    def _readout_takes_typing(self, ctrl) -> bool:
+        """Int/FloatSlider views listen for keydown (Enter) on their readout; SelectionSlider does not.
+
+        Asked from Chromium's DevTools protocol (DOMDebugger.getEventListeners) on the
+        widget's element, where ipywidgets delegates its readout events.
+        """
+        if self._cdp is None:
+            self._cdp = self.page.context.new_cdp_session(self.page)
+        marker = secrets.token_hex(6)
+        ctrl.evaluate("(el, m) => el.setAttribute('data-browser-test', m)", marker)
+        try:
+            obj = self._cdp.send("Runtime.evaluate", {
+                "expression": f"document.querySelector('[data-browser-test=\"{marker}\"]')"})
+            listeners = self._cdp.send("DOMDebugger.getEventListeners",
+                                       {"objectId": obj["result"]["objectId"]})["listeners"]
+            self._cdp.send("Runtime.releaseObject", {"objectId": obj["result"]["objectId"]})
+        finally:
+            ctrl.evaluate("el => el.removeAttribute('data-browser-test')")
+        return any(entry["type"] == "keydown" for entry in listeners)
+
+    def _select_other(self, k, box, ctrl, label, kind):
+        sel = ctrl.locator("select").first
+        options = sel.evaluate("s => [...s.options].map(o => [o.value, o.textContent])")
+        current = sel.evaluate("s => s.selectedIndex")
+        if len(options) < 2:
+            return
+        target = current + 1 if current + 1 < len(options) else current - 1
+
+        def value() -> str:
+            return sel.evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].textContent : ''")
+
+        c = self._change(k, kind, label, f"select option {options[target][1]!r}", value())
+        yield self._measure(k, box, c, lambda: sel.select_option(value=options[target][0]),
+                            value=value)
+
+    def _move_dropdown(self, k, box, ctrl, label):
+        yield from self._select_other(k, box, ctrl, label, "dropdown")
+
+    def _move_select(self, k, box, ctrl, label):
+        yield from self._select_other(k, box, ctrl, label, "select")
+
+    def _move_toggle_buttons(self, k, box, ctrl, label):
+        buttons = ctrl.locator("button.widget-toggle-button")
+        n = buttons.count()
+        texts = [buttons.nth(j).text_content().strip() for j in range(n)]
+        active = [j for j in range(n) if "mod-active" in (buttons.nth(j).get_attribute("class") or "")]
+        if n < 2:
+            return
+        target = (active[0] + 1) % n if active else 0
+
+        def value() -> str:
+            return ",".join(texts[j] for j in range(n)
+                            if "mod-active" in (buttons.nth(j).get_attribute("class") or ""))
+
+        c = self._change(k, "toggle-buttons", label, f"click {texts[target]!r}", value())
+        yield self._measure(k, box, c, lambda: buttons.nth(target).click(), value=value)
+
+    def _move_radio(self, k, box, ctrl, label):
+        radios = ctrl.locator("input[type=radio]")
+        n = radios.count()
+        if n < 2:
+            return
+        current = [j for j in range(n) if radios.nth(j).is_checked()]
+        target = (current[0] + 1) % n if current else 0
+        labels = ctrl.locator("label:has(input[type=radio])")
+
+        def value() -> str:
+            return ",".join(labels.nth(j).text_content().strip() for j in range(n)
+                            if radios.nth(j).is_checked())
+
+        c = self._change(k, "radio", label, f"click {labels.nth(target).text_content().strip()!r}",
+                         value())
+        yield self._measure(k, box, c, lambda: radios.nth(target).click(), value=value)
+
+    def _move_checkbox(self, k, box, ctrl, label):
+        cb = ctrl.locator("input[type=checkbox]").first
+
+        def value() -> str:
+            return str(cb.is_checked())
+
+        c = self._change(k, "checkbox", label, "click", value())
+        yield self._measure(k, box, c, lambda: cb.click(), value=value)
+
+    def _move_toggle_button(self, k, box, ctrl, label):
+        def value() -> str:
+            return str("mod-active" in (ctrl.get_attribute("class") or ""))
+
+        c = self._change(k, "toggle-button", label, "click", value())
+        yield self._measure(k, box, c, lambda: ctrl.click(), value=value)
+
+    def _move_text(self, k, box, ctrl, label):
+        field_ = ctrl.locator("input, textarea").first
+        current = field_.input_value()
+        try:
+            num = float(current)
+        except ValueError:
+            target = current + " x"
+        else:
+            step = float(field_.get_attribute("step") or 1) if (field_.get_attribute("step") or "any") != "any" else 1.0
+            hi = field_.get_attribute("max")
+            target_num = num - step if hi is not None and num + step > float(hi) else num + step
+            target = str(int(target_num)) if target_num.is_integer() and "." not in current else str(target_num)
+        c = self._change(k, "text", label, f"type {target!r} + Enter", current)
+        yield self._measure(k, box, c, lambda: field_.press("Enter"),
+                            prepare=lambda: field_.fill(target), value=lambda: field_.input_value())

@@ -1,0 +1,201 @@
+"""End-to-end: every notebook in a real JupyterLab in a real (headless) Chromium.
+
+nbval proves that the kernel re-runs a notebook and prints the same thing; it cannot
+see whether a slider renders, moves and redraws its plot, which is what a learner does.
+For every notebook this test:
+
+- opens it in JupyterLab (own server on 127.0.0.1, random port and token, isolated
+  home and settings, a temp copy of the notebooks), waits for the kernel to be idle,
+  clears the stored outputs and runs all cells through the Run menu;
+- asserts that no cell shows a traceback except the cells tagged ``raises-exception``
+  (read from the .ipynb; those must show theirs), that every widget rendered
+  (no "Error displaying widget", none stuck at "Loading widget...");
+- moves every control of every ``ap.interactive`` figure the way a person does
+  (keyboard on a slider handle, typing into its readout, choosing a dropdown option,
+  clicking another toggle button) and asserts that the figure's text and image both
+  change, recording the time from the key/click to the updated output;
+- saves screenshots (before / after moving the controls) to artifacts/browser/;
+- fails if the page made any request that is not to 127.0.0.1 / localhost / data: / blob:.
+
+Latencies go to artifacts/browser/latency.json and a table in the terminal summary.
+Without /usr/bin/chromium the test skips (install: apt-get install chromium); with
+REQUIRE_BROWSER=1 (CI) it fails instead. BROWSER_TEST_NOTEBOOKS=<dir> points it at
+other notebooks (default: notebooks/).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+import browser_helpers as bh
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_DIR = Path(os.environ.get("BROWSER_TEST_NOTEBOOKS", ROOT / "notebooks")).resolve()
+ARTIFACTS = ROOT / "artifacts" / "browser"
+NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
+
+pytestmark = pytest.mark.browser
+
+
+def _require_browser() -> None:
+    reason = bh.browser_unavailable_reason()
+    if reason is None:
+        return
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(f"REQUIRE_BROWSER=1 but the browser test cannot run: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+class _LatencyReport:
+    """Collects every control change of the session; writes latency.json, prints a table."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.notebooks: dict[str, dict] = {}
+        self.meta: dict = {}
+        self.lines: list[str] = []
+
+    def write(self) -> Path | None:
+        if not self.rows:
+            return None
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / "latency.json"
+        path.write_text(json.dumps({**self.meta, "notebooks": self.notebooks, "changes": self.rows}, indent=2,
+                                   ensure_ascii=False) + "\n", encoding="utf-8")
+        self.lines = [f"control change -> updated text and image (ms), written to "
+                      f"{path.relative_to(ROOT)}:",
+                      f"{'notebook':34} {'control':18} {'from -> to':26} {'ms':>8} {'text':>7} {'image':>7}"]
+        def num(x):
+            return "-" if x is None else f"{x:.0f}"
+
+        for r in self.rows:
+            ft = f"{r['from']} -> {r['to']}"
+            ms = "FAILED" if r["ms"] is None else num(r["ms"])
+            self.lines.append(f"{Path(r['notebook']).stem[:34]:34} {r['control'][:18]:18} "
+                              f"{ft[:26]:26} {ms:>8} {num(r['text_ms']):>7} {num(r['image_ms']):>7}")
+        ok = sorted(r["ms"] for r in self.rows if r["ms"] is not None)
+        if ok:
+            self.lines.append(f"{len(ok)} changes: median {ok[len(ok) // 2]:.0f} ms, "
+                              f"max {ok[-1]:.0f} ms")
+        return path
+
+    # pytest hook, called because the fixture registers this object as a plugin
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.lines:
+            terminalreporter.section("browser test: control latency")
+            for line in self.lines:
+                terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="module")
+def latency_report(request):
+    report = _LatencyReport()
+    request.config.pluginmanager.register(report, "browser-latency-report")
+    yield report
+    report.write()
+
+
+@pytest.fixture(scope="module")
+def lab_server():
+    _require_browser()
+    tmp = Path(tempfile.mkdtemp(prefix="browser-test-"))
+    server = bh.LabServer(tmp, ROOT, NOTEBOOK_DIR)
+    try:
+        server.start()
+        settings = server.notification_settings()
+        assert settings.get("fetchNews") == "false" and settings.get("checkForUpdates") is False, (
+            f"the JupyterLab news/update pop-up is not switched off: {settings}")
+        yield server
+    finally:
+        server.stop()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        if server.log_path.exists():
+            shutil.copy(server.log_path, ARTIFACTS / "jupyter-server.log")
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(lab_server, latency_report):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=bh.CHROMIUM, args=bh.CHROMIUM_ARGS, headless=True)
+        version = subprocess.run([bh.CHROMIUM, "--version"], capture_output=True, text=True)
+        latency_report.meta = {
+            "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "chromium": b.version or version.stdout.strip(),
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+            "notebooks": str(NOTEBOOK_DIR),
+            "what": "ms from the user event (keydown/click/change) to both the new text and the "
+                    "new image being shown; text_ms / image_ms separately; wall_ms from Python",
+        }
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.mark.skipif(not NOTEBOOKS, reason=f"no notebooks in {NOTEBOOK_DIR}")
+@pytest.mark.parametrize("name", NOTEBOOKS or ["(none)"])
+def test_notebook_in_jupyterlab(name, lab_server, browser, latency_report):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob(f"{Path(name).stem}-*.png"):
+        old.unlink(missing_ok=True)   # another run may share the folder
+    lab_server.shutdown_kernels()   # a fresh kernel for every notebook
+    expectations = bh.read_expectations(lab_server.nb_dir / name)  # the copy being served
+
+    requests: list[str] = []
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.on("websocket", lambda ws: requests.append(ws.url))
+    console_errors: list[str] = []
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    run = bh.NotebookRun(page, lab_server, name, expectations, ARTIFACTS)
+    problems: list[str] = []
+    try:
+        run.open()
+        run.run_all()
+        run.wait_widgets()
+        if run.widget_state != "done":
+            problems.append(f"widgets did not all render: {run.widget_state}")
+        problems += run.cell_problems()
+        problems += run.stray_controls()
+        boxes = run.boxes = run.live_boxes()
+        run.screenshot("1-before", boxes)
+        if not problems:
+            for k, box in enumerate(boxes):
+                problems += run.exercise(k, box)
+            run.screenshot("2-after", boxes)
+            problems += [f"after moving the controls: {p}" for p in run.cell_problems()]
+    except Exception:
+        with contextlib.suppress(Exception):   # the page may be gone; keep the real error
+            page.screenshot(path=str(ARTIFACTS / f"{run.stem}-failure.png"))
+        raise
+    finally:
+        latency_report.rows += [c.record() | c.extra for c in run.changes]
+        latency_report.notebooks[name] = {
+            "live_figures": len(run.boxes), "changes": len(run.changes),
+            **{k: round(v, 2) for k, v in run.timings.items()}}
+        context.close()
+        lab_server.shutdown_kernels()
+
+    remote = sorted({u for u in requests if not bh.is_local_url(u)})
+    if remote:
+        problems.append("the page needed the network: " + ", ".join(remote[:10]))
+    if problems:
+        page_errors = "\n".join(console_errors[-5:])
+        pytest.fail(f"{name}:\n- " + "\n- ".join(problems)
+                    + (f"\n(browser console errors, last 5:\n{page_errors})" if page_errors else "")
+                    + f"\nscreenshots: {ARTIFACTS.relative_to(ROOT)}/{run.stem}-*.png",
+                    pytrace=False)
