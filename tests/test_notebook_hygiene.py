@@ -129,3 +129,30 @@ def test_listed_in_readme_and_start_here(path):
     if path.name != "00_start_here.ipynb":
         start = "".join(_src(c) for c in _cells(ROOT / "notebooks" / "00_start_here.ipynb"))
         assert path.name in start, f"{path.name} is missing from the map in 00_start_here"
+
+
+TEACHING = [p for p in NOTEBOOKS if p.name != "00_start_here.ipynb"]
+
+
+@pytest.mark.parametrize("path", TEACHING, ids=lambda p: p.name)
+def test_teaching_notebook_structure(path):
+    """Goals at the top, a widget, a figure, two or more unanswered self-checks, prev/next links."""
+    cells = _cells(path)
+    assert "goal" in "".join(_src(c) for c in cells[:3]).lower(), f"{path.name}: no learning goals"
+    code = _code(path)
+    widgets = [c for c in code if "ap.interactive(" in _src(c)]
+    assert widgets, f"{path.name} has no widget"
+    for c in widgets:  # the widget view's model id differs each run: not compared, said why
+        assert _src(c).startswith("# NBVAL_IGNORE_OUTPUT\n#"), f"{path.name}: {_src(c)[:80]}"
+    assert any("image/png" in o.get("data", {}) for c in code for o in c["outputs"]), (
+        f"{path.name} stores no figure: readers without a kernel see none")
+    checks = [c for c in code if "answer = ..." in _src(c)]
+    assert len(checks) >= 2, f"{path.name}: {len(checks)} self-check(s), want two or more"
+    for c in checks:  # committed state: unanswered, and it says so
+        shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in c["outputs"])
+        assert shown.startswith("Not answered yet"), f"{path.name}: check shows {shown[:80]!r}"
+    number = int(path.name[:2])
+    links = re.findall(r"\((\d\d)_[a-z0-9_]+\.ipynb\)", _src(cells[-1]))
+    assert f"{number - 1:02d}" in links, f"{path.name}: no link back to notebook {number - 1:02d}"
+    if path != NOTEBOOKS[-1]:
+        assert f"{number + 1:02d}" in links, f"{path.name}: no link on to notebook {number + 1:02d}"
