@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import subprocess
 import sys
 import venv
@@ -75,13 +74,14 @@ def _env() -> dict:
 
 def cmd_lab(args: list[str]) -> int:
     ensure_env()
-    token = secrets.token_hex(16)
-    print(f"Opening JupyterLab on http://127.0.0.1:8888/lab?token={token}", flush=True)
+    # Jupyter makes a random token and prints the URL that carries it; never disable it.
+    print("Starting JupyterLab on 127.0.0.1; open the http://127.0.0.1:...?token=... URL it "
+          "prints. Stop it with Ctrl+C.", flush=True)
+    as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers
     return subprocess.call([PY, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
-                            f"--IdentityProvider.token={token}",
                             f"--ServerApp.root_dir={ROOT}",
                             "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb",
-                            *args], env=_env())
+                            *as_root, *args], env=_env())
 
 
 def cmd_test(args: list[str]) -> int:
