@@ -142,10 +142,9 @@ def _die_with_parent() -> None:
 class LabServer:
     """JupyterLab on 127.0.0.1 with a random port and token, in an isolated temp home.
 
-    The served root mirrors the repository layout (root/notebooks/*.ipynb, copies) with
-    the repository's top-level modules symlinked next to it, so a notebook's
-    ``sys.path.insert(0, "..")`` behaves as in the repository while saving or autosave
-    never touches the repository's notebooks.
+    The served root holds copies of the notebooks (root/notebooks/*.ipynb), so saving or
+    autosave never touches the repository's; the course modules come from the editable
+    install, as for a learner.
     """
 
     def __init__(self, tmp: Path, repo_root: Path, notebook_dir: Path):
@@ -163,8 +162,6 @@ class LabServer:
         self.nb_dir.mkdir(parents=True)
         for nb in sorted(notebook_dir.glob("*.ipynb")):
             shutil.copy2(nb, self.nb_dir / nb.name)
-        for module in sorted(repo_root.glob("*.py")):   # course modules, for sys.path ".."
-            (self.root / module.name).symlink_to(module)
         self.dirs = {name: self.tmp / name for name in ("home", "config", "data", "runtime",
                                                           "ipython", "mpl", "workspaces")}
         for d in self.dirs.values():

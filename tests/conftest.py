@@ -7,6 +7,20 @@ a missing install step (torch, Chromium).
 
 import os
 
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")  # tests draw figures off screen
+
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every test starts without the figures of the tests before it."""
+    yield
+    plt.close("all")
+
 
 def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("REQUIRE_NO_SKIPS") != "1":

@@ -4,25 +4,16 @@ attention_plots section 04, the self-checks of selfcheck section 04, and the com
 import json
 from pathlib import Path
 
-import matplotlib
 
-matplotlib.use("Agg")
+import numpy as np
+import pytest
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-import attention_plots as ap  # noqa: E402
-import selfcheck as sc  # noqa: E402
+import attention_core as ac
+import attention_plots as ap
+import selfcheck as sc
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "04_masking.ipynb"
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
 
 
 @pytest.fixture

@@ -1,16 +1,13 @@
 """Plot functions and self-checks added for notebook 05 (multi-head attention)."""
 
-import matplotlib
 
-matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-import attention_plots as ap  # noqa: E402
-import selfcheck as sc  # noqa: E402
+import attention_core as ac
+import attention_plots as ap
+import selfcheck as sc
 
 
 def test_divisors():

@@ -2,17 +2,14 @@
 
 from pathlib import Path
 
-import matplotlib
 
-matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-import attention_plots as ap  # noqa: E402
-import selfcheck as sc  # noqa: E402
+import attention_core as ac
+import attention_plots as ap
+import selfcheck as sc
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "07_feed_forward_network.ipynb"
 

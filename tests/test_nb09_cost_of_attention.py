@@ -1,24 +1,17 @@
 """Tests for notebook 09 (the cost of attention): its plot helpers, live figure and self-checks."""
 
 import json
-import sys
-import time
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-matplotlib.use("Agg")
+import attention_core as ac
+import attention_plots as ap
+import selfcheck as sc
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-import attention_core as ac  # noqa: E402
-import attention_plots as ap  # noqa: E402
-import selfcheck as sc  # noqa: E402
-
 NOTEBOOK = ROOT / "notebooks" / "09_cost_of_attention.ipynb"
 
 
@@ -137,17 +130,14 @@ def test_live_tiling_update_text_and_artists():
     assert live.too_fine.get_visible()
 
 
-def test_live_tiling_png_changes_with_the_sliders_and_is_fast():
+def test_live_tiling_png_changes_with_the_sliders():
     live = ap.LiveTiling()
     _, first = live.render(n=64, block_size=8)
     _, second = live.render(n=64, block_size=32)
     assert first[:8] == b"\x89PNG\r\n\x1a\n" and first != second
-    times = []
-    for n, b in [(64, 8), (256, 16), (4096, 128), (48, 32), (16384, 1)] * 2:
-        start = time.perf_counter()
-        live.render(n=n, block_size=b)
-        times.append(time.perf_counter() - start)
-    assert np.median(times) < 0.2  # target 50 ms; generous here, CI machines are shared
+    for n, b in [(64, 8), (256, 16), (4096, 128), (48, 32), (16384, 1)]:  # speed: dev.py bench
+        text, png = live.render(n=n, block_size=b)
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and f"n = {n}, block_size = {b}" in text
 
 
 def test_live_tiling_in_a_widget():
