@@ -139,3 +139,13 @@ def test_layer_norm_rows_have_mean_0_and_var_1(seed, n, d):
     Y = ac.layer_norm(X, np.ones(d), np.zeros(d))
     assert np.allclose(Y.mean(axis=-1), 0.0, atol=1e-9)
     assert np.allclose(Y.var(axis=-1), X.var(axis=-1) / (X.var(axis=-1) + 1e-5))
+
+
+@given(seeds, sizes, sizes, sizes, st.booleans())
+def test_lean_attention_equals_the_step_by_step_one(seed, n, d_k, d_v, causal):
+    Q, K, V = _qkv(seed, n, n, d_k, d_v, scale=2.0)
+    mask = ac.causal_mask(n) if causal else None
+    out, w = ac.scaled_dot_product_attention(Q, K, V, mask)
+    steps = ac.attention_steps(Q, K, V, mask)
+    assert np.allclose(out, steps.output, rtol=1e-12, atol=1e-12)
+    assert np.allclose(w, steps.weights, rtol=1e-12, atol=1e-12)
