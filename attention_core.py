@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "softmax", "AttentionSteps", "attention_steps", "scaled_dot_product_attention",
+    "softmax", "AttentionSteps", "attention_steps", "attention_weights",
+    "scaled_dot_product_attention",
     "causal_mask", "padding_mask", "split_heads", "merge_heads", "multi_head_attention",
     "sinusoidal_positional_encoding", "positional_shift_matrix", "relu", "feed_forward",
     "layer_norm", "AttentionParams", "FFNParams", "LayerNormParams", "EncoderLayerParams",
@@ -168,6 +169,24 @@ def attention_steps(Q, K, V, mask=None) -> AttentionSteps:
     return AttentionSteps(scores, scaled, masked, weights, output)
 
 
+def attention_weights(Q, K, mask=None) -> np.ndarray:
+    """A = softmax(Q K^T / sqrt(d_k) + M), each row over the keys. Shape (..., n, m).
+
+    Q : (..., n, d_k), K : (..., m, d_k), mask : additive, broadcastable to (..., n, m), or None.
+    """
+    Q = _as_array("Q", Q, min_ndim=2)
+    K = _as_array("K", K, min_ndim=2)
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Q and K must have the same last dimension d_k, got Q {Q.shape} "
+                         f"and K {K.shape}")
+    scaled = Q @ np.swapaxes(K, -1, -2)  # (..., n, d_k) @ (..., d_k, m) -> (..., n, m)
+    scaled /= np.sqrt(Q.shape[-1])  # in place: scaled scores, BEFORE softmax
+    if mask is not None:
+        scaled = scaled + _as_mask(mask, scaled.shape)  # (..., n, m), -inf where blocked
+        _check_no_empty_rows(scaled)
+    return softmax(scaled, axis=-1)  # over keys: each row sums to 1
+
+
 def scaled_dot_product_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k) + M) V; returns (output, weights).
 
@@ -175,12 +194,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.nda
     output : (..., n, d_v), weights : (..., n, m).
     """
     Q, K, V = _check_qkv(Q, K, V)
-    scaled = Q @ np.swapaxes(K, -1, -2)  # (..., n, d_k) @ (..., d_k, m) -> (..., n, m)
-    scaled /= np.sqrt(Q.shape[-1])  # in place: scaled scores, BEFORE softmax
-    if mask is not None:
-        scaled = scaled + _as_mask(mask, scaled.shape)  # (..., n, m), -inf where blocked
-        _check_no_empty_rows(scaled)
-    weights = softmax(scaled, axis=-1)  # over keys: each row sums to 1
+    weights = attention_weights(Q, K, mask)  # (..., n, m)
     return weights @ V, weights  # (..., n, m) @ (..., m, d_v) -> (..., n, d_v)
 
 
@@ -467,7 +481,8 @@ def init_decoder_layer(d_model: int, num_heads: int, d_ff: int,
 
 
 def _mha(X_q, X_kv, p: AttentionParams, mask):
-    return multi_head_attention(X_q, X_kv, p.W_Q, p.W_K, p.W_V, p.W_O, p.num_heads, mask)[0]
+    """Multi-head attention with a parameter bundle; returns (output, weights (..., h, n, m))."""
+    return multi_head_attention(X_q, X_kv, p.W_Q, p.W_K, p.W_V, p.W_O, p.num_heads, mask)
 
 
 def _ln(X, p: LayerNormParams):
@@ -480,24 +495,29 @@ def _ffn(X, p: FFNParams):
 
 def encoder_layer(X, params: EncoderLayerParams, mask=None) -> np.ndarray:
     """Post-norm: H = LN(X + MHA(X, X)); Y = LN(H + FFN(H)). X : (..., n, d_model)."""
-    H = _ln(X + _mha(X, X, params.self_attn, mask), params.norm1)  # (..., n, d_model)
+    H = _ln(X + _mha(X, X, params.self_attn, mask)[0], params.norm1)  # (..., n, d_model)
     return _ln(H + _ffn(H, params.ffn), params.norm2)  # (..., n, d_model)
 
 
 def decoder_layer(Y, memory, params: DecoderLayerParams, self_mask=None,
-                  cross_mask=None) -> np.ndarray:
+                  cross_mask=None, return_weights: bool = False):
     """Post-norm: A = LN(Y + MHA(Y, Y, causal)); B = LN(A + MHA(A, memory)); LN(B + FFN(B)).
 
     Y : (..., n, d_model) decoder input, memory : (..., m, d_model) encoder output.
     Cross-attention takes Q from the decoder and K, V from the encoder.
     self_mask defaults to causal_mask(n); cross_mask (e.g. padding of the source) to none.
+    Returns the output (..., n, d_model); with return_weights=True also the self-attention
+    weights (..., h, n, n) and the cross-attention weights (..., h, n, m).
     """
     Y = _as_array("Y", Y, min_ndim=2)
     if self_mask is None:
         self_mask = causal_mask(Y.shape[-2])
-    A = _ln(Y + _mha(Y, Y, params.self_attn, self_mask), params.norm1)  # (..., n, d_model)
-    B = _ln(A + _mha(A, memory, params.cross_attn, cross_mask), params.norm2)  # (..., n, d_model)
-    return _ln(B + _ffn(B, params.ffn), params.norm3)  # (..., n, d_model)
+    self_out, self_w = _mha(Y, Y, params.self_attn, self_mask)
+    A = _ln(Y + self_out, params.norm1)  # (..., n, d_model)
+    cross_out, cross_w = _mha(A, memory, params.cross_attn, cross_mask)
+    B = _ln(A + cross_out, params.norm2)  # (..., n, d_model)
+    out = _ln(B + _ffn(B, params.ffn), params.norm3)  # (..., n, d_model)
+    return (out, self_w, cross_w) if return_weights else out
 
 
 def encode(X, layers: list[EncoderLayerParams], mask=None) -> np.ndarray:

@@ -321,8 +321,7 @@ def library_weights_grid(queries: dict, keys, book_labels, strengths=(1.0, 4.0))
     width = 0.8 / len(strengths)
     for ax, (name, q) in zip(np.atleast_1d(axes), queries.items(), strict=True):
         for s, c in enumerate(strengths):
-            _, w = ac.scaled_dot_product_attention(c * np.asarray(q, float)[None, :], keys,
-                                                   np.zeros((m, 1)))
+            w = ac.attention_weights(c * np.asarray(q, float)[None, :], keys)  # (1, m)
             ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[0], width,
                    label=f"query x {c:g}")
         ax.set_title(f"query: {name}")
@@ -674,21 +673,17 @@ def causal_attention(Q, K, V) -> np.ndarray:
     return ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(Q.shape[-2]))[0]
 
 
-def _unmasked_weights(Q, K) -> np.ndarray:
-    return ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), axis=-1)  # (..., n, m)
-
-
 def bug_causal_mask_on_values(Q, K, V) -> np.ndarray:
     """BUG, for demonstration: softmax over ALL keys, then zero the future values v_j (j > i) per query."""
     n = Q.shape[-2]
     allowed = np.isfinite(ac.causal_mask(n))  # (n, n), True where j <= i
-    A = _unmasked_weights(Q, K)  # (n, m): future keys are still in every denominator
+    A = ac.attention_weights(Q, K)  # (n, m): future keys are still in every denominator
     return np.einsum("ij,ij,jd->id", A, allowed, V)  # sum_j a_ij [j <= i] v_j
 
 
 def bug_causal_mask_after_softmax(Q, K, V) -> np.ndarray:
     """BUG, for demonstration: softmax over all keys, then zero future weights, no renormalising."""
-    A = _unmasked_weights(Q, K) * np.isfinite(ac.causal_mask(Q.shape[-2]))  # rows no longer sum to 1
+    A = ac.attention_weights(Q, K) * np.isfinite(ac.causal_mask(Q.shape[-2]))  # rows no longer sum to 1
     return A @ V  # (n, m) @ (m, d_v) -> (n, d_v)
 
 
@@ -701,7 +696,7 @@ def bug_padding_on_values(Q, K, V, lengths) -> np.ndarray:
     """BUG, for demonstration: zero the padded value rows v_j instead of masking the padded keys."""
     is_pad = np.arange(K.shape[-2])[None, :] >= np.asarray(lengths)[:, None]  # (batch, m)
     V_zeroed = np.where(is_pad[:, :, None], 0.0, V)  # (batch, m, d_v)
-    return _unmasked_weights(Q, K) @ V_zeroed  # padded keys still take part in the softmax
+    return ac.attention_weights(Q, K) @ V_zeroed  # padded keys still take part in the softmax
 
 
 def bug_padding_on_queries(Q, K, V, lengths) -> np.ndarray:
@@ -728,7 +723,7 @@ def _draw_weights_image(ax, n):
 
 def _masked_weights(Q, K, M) -> np.ndarray:
     """Weights softmax(Q K^T / sqrt(d_k) + M) as a masked array: blocked cells masked (grey)."""
-    _, A = ac.scaled_dot_product_attention(Q, K, np.zeros((K.shape[-2], 1)), M)
+    A = ac.attention_weights(Q, K, M)  # (..., n, m)
     return np.ma.masked_where(~np.isfinite(np.broadcast_to(M, A.shape)), A)
 
 
@@ -1303,25 +1298,14 @@ class LiveFFN1D(LiveFigure):
 # --- 08 The Transformer block ----------------------------------------------
 
 def decoder_attention_maps(Y, memory, layers, self_mask=None, cross_mask=None):
-    """Run a decoder stack exactly as ac.decode does, keeping every layer's attention weights.
+    """Run a decoder stack as ac.decode does, keeping every layer's attention weights.
 
     Y : (n, d_model) decoder input, memory : (m, d_model) encoder output.
     Returns (output (n, d_model), [self weights (h, n, n) per layer], [cross weights (h, n, m) per layer]).
     """
-    Y = np.asarray(Y, dtype=float)
-    if self_mask is None:
-        self_mask = ac.causal_mask(Y.shape[-2])
     self_w, cross_w = [], []
     for p in layers:
-        sa, ws = ac.multi_head_attention(Y, Y, p.self_attn.W_Q, p.self_attn.W_K, p.self_attn.W_V,
-                                         p.self_attn.W_O, p.self_attn.num_heads, self_mask)
-        A = ac.layer_norm(Y + sa, p.norm1.gamma, p.norm1.beta)  # (n, d_model)
-        ca, wc = ac.multi_head_attention(A, memory, p.cross_attn.W_Q, p.cross_attn.W_K,
-                                         p.cross_attn.W_V, p.cross_attn.W_O,
-                                         p.cross_attn.num_heads, cross_mask)
-        B = ac.layer_norm(A + ca, p.norm2.gamma, p.norm2.beta)  # (n, d_model)
-        F = ac.feed_forward(B, p.ffn.W_1, p.ffn.b_1, p.ffn.W_2, p.ffn.b_2)  # (n, d_model)
-        Y = ac.layer_norm(B + F, p.norm3.gamma, p.norm3.beta)  # (n, d_model)
+        Y, ws, wc = ac.decoder_layer(Y, memory, p, self_mask, cross_mask, return_weights=True)
         self_w.append(ws)
         cross_w.append(wc)
     return Y, self_w, cross_w

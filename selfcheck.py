@@ -189,7 +189,7 @@ def check_scores(answer, Q, K) -> Verdict:
 
 def check_weights(answer, Q, K, mask=None) -> Verdict:
     """Check attention weights A = softmax(Q K^T / sqrt(d_k) + M) (rows over keys)."""
-    _, right = ac.scaled_dot_product_attention(Q, K, np.zeros((np.shape(K)[-2], 1)), mask)
+    right = ac.attention_weights(Q, K, mask)
     return check_value(answer, right, "attention weights A", _weight_mistakes(Q, K, mask))
 
 
@@ -309,7 +309,7 @@ def check_library_weights(answer, q, keys) -> Verdict:
     q = np.asarray(q, dtype=float)[None, :]  # (1, d_k)
     keys = np.asarray(keys, dtype=float)  # (m, d_k)
     d_k = q.shape[-1]
-    _, right = ac.scaled_dot_product_attention(q, keys, np.zeros((keys.shape[0], 1)))
+    right = ac.attention_weights(q, keys)
     right = right[0]  # (m,)
     mistakes = {k: w[0] for k, w in _weight_mistakes(q, keys).items()
                 if k != "transposed_weights"}
@@ -348,7 +348,7 @@ def _row_mistakes(Q, K, i: int) -> dict:
 
 def check_weight_row(answer, Q, K, i: int) -> Verdict:
     """Check row i of A = softmax(Q K^T / sqrt(d_k)) (0-based i), diagnosing the classic slips."""
-    _, A = ac.scaled_dot_product_attention(Q, K, np.zeros((np.shape(K)[0], 1)))
+    A = ac.attention_weights(Q, K)
     return check_value(answer, A[i], f"weights of query row {i + 1}", _row_mistakes(Q, K, i),
                        atol=1e-3, hint="Compute s_ij = q_i k_j^T, divide by sqrt(d_k), "
                                        "then softmax over j.")

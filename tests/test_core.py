@@ -252,3 +252,16 @@ def test_bad_input_changes_nothing():
     with pytest.raises(ValueError):
         ac.scaled_dot_product_attention(Q, Q, Q, mask)
     assert np.array_equal(Q, before) and np.all(mask == -np.inf)
+
+
+def test_attention_weights_and_decoder_weights_agree_with_the_rest():
+    rng = np.random.default_rng(5)
+    Q, K = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))
+    assert np.allclose(ac.attention_weights(Q, K), ac.attention_steps(Q, K, np.ones((5, 1))).weights)
+    _raises("Q and K", ac.attention_weights, np.ones((3, 4)), np.ones((5, 2)))
+    p = ac.init_decoder_layer(8, 2, 16, rng)
+    Y, memory = rng.normal(size=(4, 8)), rng.normal(size=(6, 8))
+    out, self_w, cross_w = ac.decoder_layer(Y, memory, p, return_weights=True)
+    assert np.allclose(out, ac.decoder_layer(Y, memory, p))
+    assert self_w.shape == (2, 4, 4) and cross_w.shape == (2, 4, 6)
+    assert np.allclose(np.triu(self_w, 1), 0.0)  # causal by default

@@ -137,7 +137,7 @@ def test_live_mask_update_text_and_artists():
     assert np.isclose(heights.sum(), 1) and np.all(heights[4:] == 0)
     Q, K = ap.masking_example(0, (6, 4, 2))
     M = ap.mask_for("both", 6, (6, 4, 2), 1)
-    _, A = ac.scaled_dot_product_attention(Q[1], K[1], np.zeros((6, 1)), M)
+    A = ac.attention_weights(Q[1], K[1], M)
     assert np.allclose(heights, A[3])
     assert live.row_box.get_y() == 2.5
     text = live.update(position=5, mask="padding", item=2)
