@@ -22,6 +22,7 @@ glyphs; importing this module selects it.
 
 from __future__ import annotations
 
+import functools
 import io
 import warnings
 
@@ -546,15 +547,16 @@ def plot_score_histograms(samples: dict):
             limit = 4 * np.sqrt(max(d_ks)) if row == 0 else 4.0
             grid = np.linspace(-limit, limit, 400)
             ax.hist(x, bins=np.linspace(-limit, limit, 61), density=True, color="tab:gray",
-                    alpha=0.6, label=f"samples, var {x.var():.1f}")
+                    histtype="stepfilled", alpha=0.6,  # one polygon, not 60 bar patches
+                    label=f"samples, var {x.var():.1f}")
             pdf = np.exp(-grid ** 2 / (2 * var)) / np.sqrt(2 * np.pi * var)
             ax.plot(grid, pdf, color="tab:red" if row == 0 else "tab:blue",
                     label=f"N(0, {var:g}) density")
             ax.set_title(f"{name}, $d_k$ = {d_k}")
             ax.set_xlabel(name)
             ax.legend(fontsize=9, loc="upper right")
-        axes[0, col].set_ylabel("density")
-        axes[1, col].set_ylabel("density")
+    for ax in axes[:, 0]:  # rows share y: one label on the left
+        ax.set_ylabel("density")
     fig.suptitle("Dot products of random vectors: spread grows like sqrt(d_k) unless scaled")
     return fig
 
@@ -742,13 +744,14 @@ def plot_mask_patterns(lengths=(6, 4, 2), seed: int = 0):
     Q, K = masking_example(seed, lengths)
     n = Q.shape[-2]
     fig, axes = plt.subplots(len(lengths), 4, figsize=(11, 2.9 * len(lengths)),
-                             layout="constrained")
+                             layout="constrained", sharex=True, sharey=True)
     for b, length in enumerate(lengths):
         for c, kind in enumerate(MASK_KINDS):
             ax = axes[b, c]
             im = _draw_weights_image(ax, n)
             im.set_array(_masked_weights(Q[b], K[b], mask_for(kind, n, lengths, b)))
             ax.set_title(f"{kind}, item {b} (length {length})", fontsize=10)
+            ax.label_outer()  # axis labels on the outer panels only: the panels share them
     fig.colorbar(im, ax=axes, shrink=0.5, label="attention weight (注意重み)")
     fig.suptitle("Mask patterns (マスク): grey cells are blocked (-inf), rows sum to 1 over the rest")
     return fig
@@ -1057,8 +1060,13 @@ def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
                              layout="constrained")
     for row, d_model in zip(axes, d_models, strict=True):
         pe = ac.sinusoidal_positional_encoding(max(positions) + 1, d_model)
+        slot = 2.6 * 72.0 / d_model  # points per dimension, about (axes width < 2.6 in)
         for ax, pos in zip(row, positions, strict=True):
-            ax.bar(np.arange(d_model), pe[pos], color=["tab:blue", "tab:orange"] * (d_model // 2))
+            ax.axhline(0, color="grey", lw=0.8)
+            for offset, color in ((0, "tab:blue"), (1, "tab:orange")):  # one line per colour
+                ax.plot(*_bar_segments(pe[pos], offset), color=color, lw=0.55 * slot,
+                        solid_capstyle="butt")
+            ax.set_xlim(-0.5, d_model - 0.5)
             ax.set_ylim(-1.1, 1.1)
             ax.set_title(f"PE({pos}), d_model = {d_model}", fontsize=10)
             ax.set_xlabel("dimension")
@@ -1428,20 +1436,26 @@ def measure_call(fn) -> tuple[float, int]:
 
 
 def attention_sweep(ns, d_k: int = 64, block_size: int | None = None,
-                    seed: int = 0) -> dict[str, np.ndarray]:
-    """Time and peak memory of one self-attention call for each n (naive, or tiled if block_size).
+                    seed: int = 0, repeats: int = 3) -> dict[str, np.ndarray]:
+    """Time and peak memory of a self-attention call for each n (naive, or tiled if block_size).
 
-    Q, K, V (n, d_k) are drawn from np.random.default_rng(seed) before measuring.
-    Returns {"n", "seconds", "peak_bytes"}, arrays of shape (len(ns),).
+    Q, K, V (n, d_k) are drawn from np.random.default_rng(seed) before measuring. Each call
+    is repeated: the time is the fastest of `repeats` (the first call at a new size pays
+    one-off costs), the peak is the largest. Returns {"n", "seconds", "peak_bytes"},
+    arrays of shape (len(ns),).
     """
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
     rows = []
     for n in ns:
         rng = np.random.default_rng(seed)
         Q, K, V = (rng.normal(size=(n, d_k)) for _ in range(3))  # (n, d_k) each
         if block_size is None:
-            rows.append(measure_call(lambda Q=Q, K=K, V=V: ac.scaled_dot_product_attention(Q, K, V)))
+            call = functools.partial(ac.scaled_dot_product_attention, Q, K, V)
         else:
-            rows.append(measure_call(lambda Q=Q, K=K, V=V: ac.tiled_attention(Q, K, V, block_size)))
+            call = functools.partial(ac.tiled_attention, Q, K, V, block_size)
+        times, peaks = zip(*(measure_call(call) for _ in range(repeats)), strict=True)
+        rows.append((min(times), max(peaks)))
     seconds, peaks = zip(*rows, strict=True)
     return {"n": np.array(ns), "seconds": np.array(seconds),
             "peak_bytes": np.array(peaks, dtype=np.int64)}

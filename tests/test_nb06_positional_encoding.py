@@ -78,8 +78,12 @@ def test_live_pe_rejects_odd_or_too_wide_d_model():
 def test_pe_vectors_grid_has_one_panel_per_position_and_width():
     fig = ap.pe_vectors_grid(positions=(0, 3), d_models=(4, 8, 16))
     assert len(fig.axes) == 6
-    heights = [p.get_height() for p in fig.axes[5].patches]
-    assert np.allclose(heights, ac.sinusoidal_positional_encoding(4, 16)[3])
+    bars = {}  # dimension -> bar height, from the sin and cos lines of vertical segments
+    for line in fig.axes[5].get_lines()[1:]:  # [0] is the zero line
+        x, y = line.get_data()
+        bars.update(zip(x[0::3].astype(int), y[1::3], strict=True))
+    assert sorted(bars) == list(range(16))
+    assert np.allclose([bars[c] for c in range(16)], ac.sinusoidal_positional_encoding(4, 16)[3])
     plt.close(fig)
 
 

@@ -86,6 +86,18 @@ def test_attention_sweep_naive_memory_grows_as_n_squared_tiled_does_not():
     assert ap.loglog_slope(ns, tiled["peak_bytes"]) < 1.05
 
 
+def test_attention_sweep_keeps_fastest_time_and_largest_peak(monkeypatch):
+    measured = iter([(3.0, 10), (1.0, 30), (2.0, 20)])  # (seconds, peak) of three calls
+    monkeypatch.setattr(ap, "measure_call", lambda call: next(measured))
+    sweep = ap.attention_sweep([8], d_k=4, repeats=3)
+    assert sweep["seconds"].tolist() == [1.0] and sweep["peak_bytes"].tolist() == [30]
+
+
+def test_attention_sweep_rejects_zero_repeats():
+    with pytest.raises(ValueError, match="repeats must be at least 1, got 0"):
+        ap.attention_sweep([8], repeats=0)
+
+
 # ---------------------------------------------------------------- figures
 
 def test_cost_loglog_draws_every_sweep_and_reference():
