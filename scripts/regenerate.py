@@ -17,6 +17,18 @@ from nbclient import NotebookClient
 CELL_TIMEOUT_S = 120
 
 
+def coalesce_streams(outputs: list) -> list:
+    """Merge consecutive stdout (or stderr) chunks: one print may arrive in several pieces."""
+    merged = []
+    for out in outputs:
+        if (out.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                and merged[-1].name == out.name):
+            merged[-1].text += out.text
+        else:
+            merged.append(out)
+    return merged
+
+
 def regenerate(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, startup_timeout=60,
@@ -26,6 +38,8 @@ def regenerate(path: Path) -> None:
     client.execute()
     for cell in nb.cells:  # notebooks must not keep widget state or run times
         cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     nb.metadata.pop("widgets", None)
     nbformat.validate(nb)
     nbformat.write(nb, path)

@@ -123,6 +123,16 @@ def test_no_widget_state_or_foreign_kernel(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_stored_streams_are_whole(path):
+    """`dev.py regenerate` merges the pieces one print can arrive in, so diffs stay readable."""
+    for i, cell in enumerate(_code(path)):
+        outs = cell.get("outputs", [])
+        for a, b in zip(outs, outs[1:], strict=False):
+            assert not (a["output_type"] == b["output_type"] == "stream" and a["name"] == b["name"]), (
+                f"{path.name} code cell {i}: consecutive {a['name']} pieces; regenerate the notebook")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_listed_in_readme_and_start_here(path):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"notebooks/{path.name}" in readme, f"{path.name} is missing from the README table"
