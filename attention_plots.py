@@ -197,7 +197,8 @@ def interactive(live: LiveFigure, **controls):
 
     Each control's name is the keyword passed to live.update(). The figure is
     shown in an ipywidgets.Image and the numbers in a <pre>, both replaced on
-    every change; the first state is drawn immediately.
+    every change; the first state is drawn immediately. A SelectionSlider's own
+    readout is replaced by a read-only label (see _read_only_readout).
     """
     import ipywidgets as widgets
 
@@ -214,13 +215,34 @@ def interactive(live: LiveFigure, **controls):
     for c in controls.values():
         c.observe(redraw, names="value")
     redraw()
-    box = widgets.VBox([widgets.VBox(list(controls.values())), text, image])
+    rows = [_read_only_readout(c) if isinstance(c, widgets.SelectionSlider) else c
+            for c in controls.values()]
+    box = widgets.VBox([widgets.VBox(rows), text, image])
     box.live, box.redraw, box.controls = live, redraw, controls  # for tests and benchmarks
     INTERACTIVES.append(box)
     return box
 
 
 INTERACTIVES: list = []  # every widget made by interactive() in this kernel (scripts/bench.py sweeps them)
+
+
+def _read_only_readout(slider):
+    """HBox(slider, label): the slider's readout switched off, its value shown in a Label.
+
+    In ipywidgets 8 a SelectionSlider's readout can be clicked and typed into, but
+    the typed value is ignored (upstream PR jupyter-widgets/ipywidgets#2976 is still
+    open): a learner who types 512 for d_k sees nothing happen. A Label cannot be
+    typed into; it follows the slider (the keyboard and mouse still move it).
+    """
+    import ipywidgets as widgets
+
+    if not slider.readout:
+        return slider
+    slider.readout = False
+    label = widgets.Label(str(slider.label))
+    label.add_class("live-figure-readout")
+    slider.observe(lambda _change: setattr(label, "value", str(slider.label)), names="index")
+    return widgets.HBox([slider, label])
 
 
 def _escape(s: str) -> str:

@@ -656,13 +656,24 @@ class NotebookRun:
     def _move_slider(self, k, box, ctrl, label):
         handles = ctrl.locator(".noUi-handle[role=slider]")
         readout = ctrl.locator(".widget-readout")
+        # ap.interactive() shows a SelectionSlider's value in a Label beside it instead
+        own_label = ctrl.locator("xpath=following-sibling::*[contains(@class, 'live-figure-readout')]")
 
         def value() -> str:
             if readout.count() and readout.first.is_visible():
                 return readout.first.text_content().strip()
+            if own_label.count():
+                return own_label.first.text_content().strip()
             return ",".join((handles.nth(j).get_attribute("aria-valuetext") or "")
                             for j in range(handles.count()))
 
+        if readout.count() == 1 and readout.first.is_visible() and not self._readout_takes_typing(ctrl):
+            c = self._change(k, "slider", label, "look at the readout", value())
+            c.problem = (f"widget {k + 1}, slider '{label}': its readout can be typed into but "
+                         "ignores what is typed (a SelectionSlider's own readout in ipywidgets 8); "
+                         "pass it through ap.interactive(), which shows a read-only label instead")
+            yield c
+            return
         original = value()
         for j in range(handles.count()):
             h = handles.nth(j)
@@ -675,7 +686,7 @@ class NotebookRun:
         if handles.count() != 1 or value() == original:
             return
         h = handles.first
-        if readout.count() == 1 and readout.first.is_visible() and self._readout_takes_typing(ctrl):
+        if readout.count() == 1 and readout.first.is_visible():
             # type the original value back into the readout, as a person would
             r = readout.first
             c = self._change(k, "slider", label, f"type {original!r} + Enter in readout", value())
@@ -688,7 +699,7 @@ class NotebookRun:
             yield self._measure(k, box, c, lambda: self.page.keyboard.press("Enter"),
                                 prepare=prepare, value=value)
         else:
-            # SelectionSlider: its readout looks editable but ignores typing (ipywidgets 8);
+            # SelectionSlider: no readout to type into (a read-only label shows its value);
             # jump to the first (or last) option with the keyboard instead
             at_min = float(h.get_attribute("aria-valuenow")) <= float(h.get_attribute("aria-valuemin"))
             key = "End" if at_min else "Home"

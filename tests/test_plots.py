@@ -37,6 +37,26 @@ def test_interactive_redraws_text_and_image_on_change():
     assert box in ap.INTERACTIVES
 
 
+def test_selection_slider_gets_a_read_only_readout_that_follows_it():
+    # ipywidgets 8 lets one type into a SelectionSlider's readout and ignores it
+    slider = widgets.SelectionSlider(options=[1, 2, 4], value=2, description="k")
+    box = ap.interactive(Bars(), k=slider)
+    row = box.children[0].children[0]
+    assert isinstance(row, widgets.HBox) and row.children[0] is slider
+    label = row.children[1]
+    assert slider.readout is False and isinstance(label, widgets.Label)
+    assert label.value == "2" and "live-figure-readout" in label._dom_classes
+    slider.value = 4
+    assert label.value == "4" and "total = 24" in box.children[1].value
+    assert box.controls == {"k": slider}
+
+
+def test_int_slider_keeps_its_own_readout():
+    slider = widgets.IntSlider(value=1, min=1, max=3)
+    box = ap.interactive(Bars(), k=slider)
+    assert box.children[0].children[0] is slider and slider.readout is True
+
+
 def test_live_figure_png_is_a_png_and_text_is_escaped():
     live = Bars()
     text, png = live.render(k=2)
