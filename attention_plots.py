@@ -622,7 +622,7 @@ def plot_saturation_small_multiples(d_ks, seed: int = 0, m: int = 10):
             ax.set_xlabel("key j")
         axes[0, 0].set_ylabel("weight $p_j$ (raw)")
         axes[1, 0].set_ylabel("weight $p_j$ (scaled)")
-    fig.suptitle(f"The same draw (seed {seed}) at growing d_k: raw softmax saturates, scaled does not")
+    fig.suptitle(f"Seed {seed} at growing d_k (a new draw per width): raw softmax saturates, scaled does not")
     return fig
 
 
