@@ -796,6 +796,8 @@ class LiveMask(LiveFigure):
         self.row_box = Rectangle((-0.5, -0.5), n, 1, fill=False, lw=3, edgecolor="tab:orange")
         ax_im.add_patch(self.row_box)
         self.ax_im = ax_im
+        # blocked keys: a grey column behind, the grey of the blocked cells on the left
+        self.blocked = self.ax_bar.bar(range(n), np.zeros(n), width=1.0, color="0.55", alpha=0.5)
         self.bars = self.ax_bar.bar(range(n), np.zeros(n), color="tab:blue")
         self.ax_bar.set_ylim(0, 1.05)
         self.ax_bar.set_xticks(range(n))
@@ -803,7 +805,8 @@ class LiveMask(LiveFigure):
         self.ax_bar.set_ylabel("weight $a_{ij}$")
         self.ax_im.set_title("mask", fontsize=10)
         self.ax_bar.set_title("query", fontsize=10)
-        self.blit([self.im, self.row_box, *self.bars, self.ax_im.title, self.ax_bar.title])
+        self.blit([self.im, self.row_box, *self.blocked, *self.bars, self.ax_im.title,
+                   self.ax_bar.title])
 
     def update(self, position: int = 3, mask: str = "causal", item: int = 1) -> str:
         M = mask_for(mask, self.n, self.lengths, item)  # (n, n)
@@ -812,13 +815,14 @@ class LiveMask(LiveFigure):
         self.row_box.set_y(position - 0.5)
         row = W[position].filled(0.0)
         allowed = np.isfinite(M[position])
-        for bar, h, ok in zip(self.bars, row, allowed, strict=True):
-            bar.set_height(h)
-            bar.set_color("tab:blue" if ok else "0.75")
+        for bar, grey, h, ok in zip(self.bars, self.blocked, row, allowed, strict=True):
+            bar.set_height(h)  # a blocked key's weight is exactly 0
+            grey.set_height(0.0 if ok else 1.05)
         self.ax_im.set_title(f"mask: {mask}, item {item} (length {self.lengths[item]})",
                              fontsize=10)
         keys = [int(j) for j in np.flatnonzero(allowed)]
-        self.ax_bar.set_title(f"query i = {position} may attend to keys {keys}", fontsize=10)
+        self.ax_bar.set_title(f"query i = {position} may attend to keys {keys} (grey: blocked)",
+                              fontsize=10)
         return (f"mask {mask}, batch item {item} (length {self.lengths[item]}), query {position}\n"
                 f"may attend to keys {keys}\nweights {np.array2string(row, precision=3)}")
 

@@ -1,6 +1,7 @@
 """Tests for notebook 04: the mask helpers, leak test, buggy variants and LiveFigure of
 attention_plots section 04, the self-checks of selfcheck section 04, and the committed notebook."""
 
+import io
 import json
 from pathlib import Path
 
@@ -139,6 +140,8 @@ def test_live_mask_update_text_and_artists():
     M = ap.mask_for("both", 6, (6, 4, 2), 1)
     A = ac.attention_weights(Q[1], K[1], M)
     assert np.allclose(heights, A[3])
+    grey = np.array([b.get_height() for b in live.blocked])  # blocked keys 4, 5 get a grey column
+    assert np.all(grey[:4] == 0) and np.all(grey[4:] > 1)
     assert live.row_box.get_y() == 2.5
     text = live.update(position=5, mask="padding", item=2)
     assert "may attend to keys [0, 1]" in text
@@ -152,6 +155,23 @@ def test_live_mask_renders_png_without_new_artists():
     text, png = live.render(position=2, mask="none", item=0)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and "query 2" in text
     assert list(live.bars) == bars and live.im is image
+
+
+def test_live_mask_blitted_frame_matches_a_full_draw():
+    from PIL import Image
+
+    def pixels(png):
+        return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
+
+    live = ap.LiveMask()
+    # the bar panel (the image panel's edge differs by a few levels in 6 pixels: image compositing)
+    x0, y0, x1, y1 = live.ax_bar.bbox.extents.astype(int)
+    height = live.fig.canvas.get_width_height()[1]
+    rows, cols = slice(height - y1 - 2, height - y0 + 2), slice(x0 - 2, x1 + 2)
+    for state in ({"position": 3, "mask": "both", "item": 1}, {"position": 0, "mask": "none", "item": 0}):
+        _, png = live.render(**state)  # grey columns behind the weight bars, as in a full draw
+        diff = np.abs(pixels(png) - pixels(live.full_png()))[rows, cols]
+        assert diff.max() <= 1, state
 
 
 # --- self-checks ---------------------------------------------------------------------------
