@@ -17,6 +17,7 @@ Checks never raise on a wrong answer, so a notebook always runs to the end.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,10 +83,11 @@ MISTAKES = {
     "transposed_weights": (
         "transposed weights",
         "rows are queries and columns are keys: A = softmax(Q K^T / sqrt(d_k)) has shape "
-        "(n, m) and its ROWS sum to 1; yours is the transpose (K Q^T ordering)."),
+        "(n, m) and its ROWS sum to 1; yours is the transpose A^T, whose columns sum to 1."),
     "transposed_scores": (
         "transposed scores",
-        "S = Q K^T (query i, key j at row i, column j); yours is K Q^T = S^T."),
+        "S = Q K^T has shape (n, m), query i and key j at row i, column j; yours starts from "
+        "K Q^T = S^T, shape (m, n), with the keys in the rows."),
     "W_O_uses_d_k": (
         "wrong W_O shape: (h*d_k, d_model)",
         "W_O multiplies the concatenated VALUE heads, so its first dimension is h*d_v, "
@@ -120,11 +122,44 @@ def _as_float(answer):
         return None
 
 
+def _sentence(why: str) -> str:
+    """why as a sentence: a capital first letter, unless it starts with a symbol (n*d_k, x, q.k)."""
+    word = re.match(r"[a-z]+(?=[\s,;:]|$)", why)
+    if word and (len(word.group()) > 1 or word.group() == "a"):
+        return why[0].upper() + why[1:]
+    return why
+
+
+def _fmt_tol(atol: float) -> str:
+    """1e-4, not 0.0001."""
+    mantissa, exponent = f"{atol:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _fmt_pair(expected: float, got: float) -> tuple[str, str]:
+    """expected and got with just enough digits to tell them apart.
+
+    Numbers below 10,000 start with 4 decimals; larger ones (np.finfo(float).min) and inf/NaN
+    start in g format, so they never print with hundreds of digits.
+    """
+    small = all(abs(x) < 1e4 for x in (expected, got))
+    for fmt in (".4f" if small else ".4g", ".6g", ".10g", ".17g"):
+        e, g = format(expected, fmt), format(got, fmt)
+        if e != g:
+            break
+    return e, g
+
+
+def _close(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
+    return a.shape == b.shape and np.allclose(a, b, atol=atol, rtol=1e-6, equal_nan=True)
+
+
 def check_value(answer, expected, what: str, mistakes: dict | None = None,
-                atol: float = 1e-6, hint: str = "") -> Verdict:
+                atol: float = 1e-4, hint: str = "") -> Verdict:
     """Compare answer with expected; if wrong, name the mistake whose value it matches.
 
     mistakes: {key: value} or {key: (value, label, explanation)}; a plain key uses MISTAKES.
+    A mistake whose value is within atol of expected is never named: it is not a mistake here.
     """
     if _is_unanswered(answer):
         return _unanswered(what)
@@ -132,24 +167,43 @@ def check_value(answer, expected, what: str, mistakes: dict | None = None,
     if a is None:
         return Verdict(WRONG, f"Your {what} is a {type(answer).__name__}, not numbers; "
                               f"expected an array of shape {e.shape}.")
-    if a.shape == e.shape and np.allclose(a, e, atol=atol, rtol=1e-6, equal_nan=True):
-        return Verdict(CORRECT, f"Correct: your answer for the {what} matches attention_core "
-                                f"(shape {e.shape}, within {atol:g}).")
+    if _close(a, e, atol):
+        return _correct(what, e, atol)
     for key, spec in (mistakes or {}).items():
         value, label, why = (spec if isinstance(spec, tuple) else (spec, *MISTAKES[key]))
         v = np.asarray(value, dtype=float)
-        if v.shape == a.shape and np.allclose(a, v, atol=atol, rtol=1e-6, equal_nan=True):
+        if _close(a, v, atol) and not _close(v, e, atol):
             return Verdict(MISTAKE, f"Not quite: this is the classic mistake \"{label}\". "
-                                    f"{why[0].upper()}{why[1:]}", key)
+                                    f"{_sentence(why)}", key)
     if a.shape != e.shape:
         return Verdict(WRONG, f"Wrong shape: your {what} has shape {a.shape}, expected "
                               f"{e.shape}. {hint}".rstrip())
-    diff = np.abs(a - e)
-    idx = tuple(int(i) for i in np.unravel_index(np.nanargmax(np.nan_to_num(diff, nan=np.inf)),
-                                                 diff.shape))
+    return _wrong(a, e, what, atol, hint)
+
+
+def _correct(what: str, e: np.ndarray, atol: float) -> Verdict:
+    """A number is quoted back; for an array, its shape."""
+    if e.ndim == 0:
+        value = f"{float(e):.6g}" if abs(e) < 1e6 else f"{float(e):.10g}"
+        return Verdict(CORRECT, f"Correct: the {what} is {value} (within {_fmt_tol(atol)}).")
+    return Verdict(CORRECT, f"Correct: your answer for the {what} matches attention_core "
+                            f"(shape {e.shape}, within {_fmt_tol(atol)}).")
+
+
+def _wrong(a: np.ndarray, e: np.ndarray, what: str, atol: float, hint: str) -> Verdict:
+    """Where the answer is furthest off (a NaN counts as infinitely far), shown so the numbers differ."""
+    with np.errstate(invalid="ignore"):  # inf - inf: equal infinities are not off at all
+        diff = np.where((a == e) | (np.isnan(a) & np.isnan(e)), 0.0, np.abs(a - e))
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    idx = tuple(int(i) for i in np.unravel_index(np.argmax(diff), diff.shape))
+    expected, got = _fmt_pair(float(e[idx]), float(a[idx]))
+    tolerance = f"answers within {_fmt_tol(atol)} count as correct"
+    if e.ndim == 0:
+        return Verdict(WRONG, f"Not quite: your answer for the {what} is {got}, expected {expected} "
+                              f"({tolerance}). {hint}".rstrip())
     return Verdict(WRONG, f"Not quite: your answer for the {what} differs from attention_core by up to "
-                          f"{float(diff[idx]):.3g} at index {idx} (expected {float(e[idx]):.4f}, "
-                          f"got {float(a[idx]):.4f}). {hint}".rstrip())
+                          f"{float(diff[idx]):.3g} at index {idx} (expected {expected}, got {got}; "
+                          f"{tolerance}). {hint}".rstrip())
 
 
 def _weight_mistakes(Q, K, mask=None) -> dict:
@@ -171,8 +225,9 @@ def _weight_mistakes(Q, K, mask=None) -> dict:
         unmasked = ac.softmax(S / np.sqrt(d_k), axis=-1)
         out["mask_after_softmax"] = unmasked * np.isfinite(M)
         out["mask_missing"] = unmasked
-    if right.shape[-1] == right.shape[-2]:
-        out["transposed_weights"] = np.swapaxes(right, -1, -2)
+    out["transposed_weights"] = np.swapaxes(right, -1, -2)  # A^T, (..., m, n)
+    if mask is None:  # the weights of K Q^T, (..., m, n): softmax over the queries
+        out["transposed_scores"] = ac.softmax(np.swapaxes(S, -1, -2) / np.sqrt(d_k), axis=-1)
     return out
 
 
@@ -225,16 +280,48 @@ def check_W_O_shape(answer, d_model: int, h: int, d_k: int, d_v: int) -> Verdict
     for key, shape in wrongs.items():
         if got == shape and shape != right:
             label, why = MISTAKES[key]
-            return Verdict(MISTAKE, f"Not quite: {got} is the {label}. {why}", key)
+            return Verdict(MISTAKE, f"Not quite: {got} is the {label}. {_sentence(why)}", key)
     return Verdict(WRONG, f"Not quite: W_O has shape (h*d_v, d_model) = {right}, you gave {got}.")
 
 
 def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -> Verdict:
-    """Check a multi-head self-attention output (n, d_model)."""
-    right, _ = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, num_heads, mask)
-    heads, _ = ac.multi_head_attention(X, X, W_Q, W_K, W_V, np.eye(np.shape(W_V)[1]),
-                                       num_heads, mask)
-    return check_value(answer, right, "multi-head output", {"no_W_O": heads})
+    """Check a multi-head self-attention output (n, d_model).
+
+    Recognises leaving out W_O, scaling every head by sqrt(d_model) or sqrt(h*d_k) instead of
+    sqrt(d_k), and not splitting into heads (one head of width h*d_k).
+    """
+    def mha(W_Q=W_Q, h=num_heads):
+        return _concat_heads(X, W_Q, W_K, W_V, h, mask) @ np.asarray(W_O, dtype=float)
+
+    h, d_model, width = num_heads, np.shape(X)[-1], np.shape(W_Q)[1]  # width = h*d_k
+    d_k = width // h
+    right, _ = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, h, mask)
+    mistakes = {"no_W_O": _concat_heads(X, W_Q, W_K, W_V, h, mask)}
+    both = "sqrt(d_model) = sqrt(h*d_k)" if width == d_model else "sqrt(d_model)"
+    for key, D, scale in (("mha_scaled_by_d_model", d_model, both),
+                          ("mha_scaled_by_h_d_k", width, "sqrt(h*d_k)")):
+        # dividing the scores by sqrt(D) instead of sqrt(d_k) = multiplying W_Q by sqrt(d_k / D)
+        mistakes[key] = (mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / D)),
+                         f"scaling every head by {scale}",
+                         f"each head compares queries and keys of width d_k = {d_k}, so each "
+                         f"head divides its scores by sqrt(d_k) = sqrt({d_k}), not by "
+                         f"{scale} = sqrt({D}).")
+    mistakes["mha_not_split"] = (
+        mha(h=1), "one head of width h*d_k (no split into heads)",
+        f"split Q, K and V into h = {h} heads of width d_k = {d_k} (ac.split_heads), run "
+        f"attention in each head on its own, then concatenate. One head of width h*d_k = {width} "
+        "has one softmax per query, so every feature is mixed with the same weights instead of "
+        "each head choosing its own.")
+    return check_value(answer, right, "multi-head output", mistakes)
+
+
+def _concat_heads(X, W_Q, W_K, W_V, h: int, mask=None) -> np.ndarray:
+    """Concat(head_1..head_h), shape (n, h*d_v): multi-head self-attention before W_O."""
+    X = np.asarray(X, dtype=float)
+    Q, K, V = (ac.split_heads(X @ np.asarray(W, dtype=float), h) for W in (W_Q, W_K, W_V))
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.asarray(mask, dtype=float)[..., None, :, :]  # (..., 1, n, m): every head
+    return ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V, mask)[0])  # (..., n, h*d_v)
 
 
 # ==========================================================================
@@ -282,7 +369,7 @@ def check_qkv_shapes(answer, n: int, d_model: int, d_k: int, d_v: int) -> Verdic
     for key, shapes in wrongs.items():
         if got == shapes:
             label, why = QKV_SHAPE_MISTAKES[key]
-            return Verdict(MISTAKE, f"Not quite: {got} are {label}. {why[0].upper()}{why[1:]}",
+            return Verdict(MISTAKE, f"Not quite: {got} are {label}. {_sentence(why)}",
                            key)
     return Verdict(WRONG, f"Not quite: expected {right} for (Q, K, V), you gave {got}.")
 
@@ -294,34 +381,55 @@ def check_symmetric_scores(answer) -> Verdict:
     if not isinstance(answer, (bool, np.bool_)):
         return Verdict(WRONG, f"Answer with True or False, got {answer!r}.")
     why = ("S^T = (Q Q^T)^T = Q Q^T = S, so token i scores token j exactly as j scores i. "
-           "With separate W_Q and W_K, S = X W_Q W_K^T X^T is symmetric only if W_Q W_K^T is.")
+           "With separate W_Q and W_K, S = X W_Q W_K^T X^T is symmetric for every X only if "
+           "W_Q W_K^T is.")
     if answer:
         return Verdict(CORRECT, f"Correct: {why}")
     return Verdict(WRONG, f"Not quite: it is always symmetric. {why}")
 
 
 def check_library_weights(answer, q, keys) -> Verdict:
-    """Check one query's weights softmax(q K^T / sqrt(d_k)) over m books (a vector of length m).
+    """Check one query's weights softmax(q K^T / sqrt(d_k)) over m books: shape (m,) or (1, m).
 
     Recognises the classic mistakes (no scaling, dividing by d_k, scaling after softmax, softmax
-    over the wrong axis), leaving out the softmax, and picking one book instead of mixing.
+    over the wrong axis), leaving out the softmax, picking one of the best books instead of
+    mixing, and sharing the weight equally among tied best books (a hard maximum).
     """
     q = np.asarray(q, dtype=float)[None, :]  # (1, d_k)
     keys = np.asarray(keys, dtype=float)  # (m, d_k)
     d_k = q.shape[-1]
-    right = ac.attention_weights(q, keys)
-    right = right[0]  # (m,)
-    mistakes = {k: w[0] for k, w in _weight_mistakes(q, keys).items()
-                if k != "transposed_weights"}
-    mistakes["picked_one_book"] = (
-        np.eye(len(right))[np.argmax(right)], "picking the single best book",
-        "attention does not choose one book: it mixes all of them, each with weight "
-        "softmax(q k_j / sqrt(d_k)) > 0.")
+    right = ac.attention_weights(q, keys)[0]  # (m,)
+    a = _as_float(answer)
+    if a is not None and a.shape == (1, len(right)):
+        answer = a[0]  # the row that q[None, :] @ K^T leads to: the same m weights
+    mistakes = {k: w[0] for k, w in _weight_mistakes(q, keys).items() if w.shape == (1, len(right))}
+    mistakes.update(_best_book_mistakes(answer, right))
     mistakes["no_softmax"] = (
         (q @ keys.T)[0] / np.sqrt(d_k), "the scaled scores without the softmax",
         "the scaled scores q k_j^T / sqrt(d_k) still have to go through the softmax to become "
         "positive weights that sum to 1.")
-    return check_value(answer, right, "weights over the books", mistakes)
+    return check_value(answer, right, "weights over the books", mistakes, atol=1e-3)
+
+
+def _best_book_mistakes(answer, right: np.ndarray) -> dict:
+    """All weight on one of the best books (the one the answer favours), or shared among them."""
+    m = len(right)
+    top = np.flatnonzero(np.isclose(right, right.max(), rtol=1e-9, atol=0.0))  # tied best books
+    a = _as_float(answer)
+    picked = top[np.argmax(a[top])] if a is not None and a.shape == (m,) else top[0]
+    tie = f" (here {len(top)} books tie for the best score)" if len(top) > 1 else ""
+    out = {"picked_one_book": (
+        np.eye(m)[picked], "picking the single best book",
+        f"attention does not choose one book{tie}: it mixes all of them, each with weight "
+        "softmax(q k_j / sqrt(d_k)) > 0.")}
+    if len(top) > 1:
+        out["hard_max"] = (
+            np.isin(np.arange(m), top) / len(top), "the hard maximum (argmax) instead of the softmax",
+            f"sharing the weight equally among the {len(top)} best books is what a hard maximum "
+            "does: the softmax of scores scaled up without limit. Softmax is a SOFT maximum: the "
+            "best books get the most, but every book, also a weaker match, keeps a weight "
+            "exp(s_j / sqrt(d_k)) / sum_l exp(s_l / sqrt(d_k)) > 0.")
+    return out
 
 
 # --- 02 The worked 3x2 example ----------------------------------------------
@@ -331,11 +439,8 @@ def _row_mistakes(Q, K, i: int) -> dict:
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     S = Q @ K.T  # (n, d_k) @ (d_k, m) -> (n, m)
     scaled = S / np.sqrt(Q.shape[-1])
-    rows = {key: w[i] for key, w in _weight_mistakes(Q, K).items()}
-    rows["softmax_wrong_axis"] = (
-        rows["softmax_wrong_axis"], "softmax down the columns",
-        "each weight must be divided by the sum over its ROW (the same query, all keys): "
-        "a_ij = exp(s~_ij) / sum_l exp(s~_il); yours divides by a column sum.")
+    rows = {key: w[i] for key, w in _weight_mistakes(Q, K).items() if w.shape == S.shape}
+    rows["softmax_wrong_axis"] = (rows["softmax_wrong_axis"], *_column_slip(S, i))
     rows["exp_not_normalised"] = (
         np.exp(scaled[i]), "exp() without dividing by the sum",
         "softmax divides each exp(s~_ij) by the row's sum so the weights add up to 1.")
@@ -344,6 +449,18 @@ def _row_mistakes(Q, K, i: int) -> dict:
         "the scaled scores s~_ij = s_ij / sqrt(d_k) still go through exp and the division "
         "by the row sum.")
     return rows
+
+
+def _column_slip(S: np.ndarray, i: int) -> tuple[str, str]:
+    """(label, why) of a column softmax; when S is symmetric, that is also column i of A."""
+    why = ("each weight must be divided by the sum over its ROW (the same query, all keys): "
+           "a_ij = exp(s~_ij) / sum_l exp(s~_il)")
+    if S.shape[0] != S.shape[1] or not np.allclose(S, S.T):
+        return "softmax down the columns", why + "; yours divides by a column sum."
+    return (f"softmax down the columns (or column {i + 1} of A)",
+            why + ". Yours either divides by a column sum or reads column "
+                  f"{i + 1} of A instead of row {i + 1}: S is symmetric here, so both slips "
+                  "give the same numbers.")
 
 
 def check_weight_row(answer, Q, K, i: int) -> Verdict:
@@ -401,7 +518,7 @@ def check_dot_product_variance(answer, d_k: int, scaled: bool = False) -> Verdic
         }
     if not _is_unanswered(answer) and np.ndim(answer) != 0:
         return Verdict(WRONG, f"Give {what} as a single number, got shape {np.shape(answer)}.")
-    return check_value(answer, expected, f"{what} for d_k = {d_k}", mistakes, atol=1e-6)
+    return check_value(answer, expected, f"{what} for d_k = {d_k}", mistakes)
 
 
 WHY_SCALE_CHOICES = {
@@ -456,11 +573,31 @@ def check_causal_mask(answer, n: int) -> Verdict:
                                 "here it gives the same weights, but on a row that is blocked "
                                 "everywhere -1e9 silently gives uniform weights instead of an "
                                 "error; use -np.inf."),
+        "mask_finfo_min": (np.where(future, np.finfo(float).min, 0.0),
+                           "np.finfo(float).min instead of -inf",
+                           "the most negative float is still finite: here it gives the same "
+                           "weights, but on a row that is blocked everywhere it silently gives "
+                           "uniform weights instead of an error; use -np.inf."),
+        "mask_times_inf": (np.where(future, -np.inf, np.nan), "multiplying by -inf",
+                           "0 x -inf is NaN, not 0: np.triu(np.ones((n, n)), 1) * -np.inf puts "
+                           "NaN on and below the diagonal, and one NaN turns a whole softmax row "
+                           "into NaN. Use np.where(blocked, -np.inf, 0.0)."),
     }
     return check_value(answer, right, f"causal mask for n = {n}", mistakes)
 
 
 # --- 05 Multi-head attention -----------------------------------------------
+
+def _count_in_quotes(answer: str) -> Verdict:
+    """A count typed as a string: say so, and show the number if the string holds one."""
+    try:
+        number = int(answer.replace(",", "").replace("_", "").strip())
+    except ValueError:
+        return Verdict(WRONG, f"Your answer {answer!r} is a string (text in quotes); give the "
+                              "count as a number, without quotes.")
+    return Verdict(WRONG, f"Your answer {answer!r} is a string (text in quotes), not a number; "
+                          f"write it without quotes: answer = {number}.")
+
 
 def check_mha_param_count(answer, d_model: int, h: int) -> Verdict:
     """Check the number of weights of one multi-head attention (no biases): 4 d_model^2.
@@ -490,12 +627,14 @@ def check_mha_param_count(answer, d_model: int, h: int) -> Verdict:
                         "question); with a bias after each of the four matrices you would add "
                         "4 * d_model, but count only the weight matrices here."),
     }
+    if isinstance(answer, str):
+        return _count_in_quotes(answer)
     if not isinstance(answer, (int, np.integer, float, np.floating)) or isinstance(answer, bool):
         return Verdict(WRONG, f"Give the count as one integer, got {answer!r}.")
     for key, (value, label, why) in mistakes.items():
         if answer == value and value != right:
             return Verdict(MISTAKE, f"Not quite: {int(answer)} is what {label} gives. "
-                                    f"{why[0].upper()}{why[1:]}", key)
+                                    f"{_sentence(why)}", key)
     if answer == right:
         return Verdict(CORRECT, f"Correct: 4 * d_model^2 = {right} weights, the same for every h "
                                 f"(here h = {h}, d_k = d_v = {d_k}).")
@@ -530,7 +669,13 @@ def check_pe_entry(answer, pos: int, dim: int, d_model: int) -> Verdict:
                                 "positions start at pos = 0 (the first token), as the rows of "
                                 "ac.sinusoidal_positional_encoding do."),
     }
-    mistakes = {k: v for k, v in mistakes.items() if not np.isclose(v[0], right, atol=1e-6)}
+    i_up = (dim + 1) // 2  # ceil(dim / 2): the pair index rounded up
+    rounded_up = right_fn(pos / 10000.0 ** (2 * i_up / d_model))
+    if not any(np.isclose(rounded_up, v[0], atol=1e-4) for v in mistakes.values()):
+        mistakes["pe_pair_index_rounded_up"] = (
+            rounded_up, f"the pair index i = ceil(dim/2) = {i_up}",
+            f"the pair index rounds DOWN: dim = {dim} = 2i + 1 gives i = dim // 2 = {i}, so "
+            f"the exponent is 2i/d_model = {2 * i}/{d_model}, not {2 * i_up}/{d_model}.")
     return check_value(answer, right, f"PE(pos={pos}, dim={dim})", mistakes)
 
 
@@ -547,7 +692,6 @@ def check_permuted_output(answer, Y, perm) -> Verdict:
                                 "row r of the new input is X[perm[r]], so row r of the new "
                                 "output is Y[perm[r]]: index with perm, not with argsort(perm)."),
     }
-    mistakes = {k: v for k, v in mistakes.items() if not np.allclose(v[0], Y[perm])}
     return check_value(answer, Y[perm], "output for X[perm]", mistakes)
 
 
@@ -598,6 +742,8 @@ def check_ffn_param_count(answer, d_model: int, d_ff: int) -> Verdict:
     """Check the FFN parameter count; recognise forgotten biases and the attention-like 4 d_model^2."""
     if _is_unanswered(answer):
         return _unanswered("parameter count (an integer)")
+    if isinstance(answer, str):
+        return _count_in_quotes(answer)
     try:
         got = int(answer)
     except (TypeError, ValueError):
@@ -616,7 +762,7 @@ def check_ffn_param_count(answer, d_model: int, d_ff: int) -> Verdict:
         if got in np.atleast_1d(values):
             label, why = MISTAKES[key]
             return Verdict(MISTAKE, f"Not quite: {got:,} is what {label} gives. "
-                                    f"{why[0].upper()}{why[1:]}", key)
+                                    f"{_sentence(why)}", key)
     return Verdict(WRONG, f"Not quite: you gave {got:,}. Count W_1 (d_model x d_ff), b_1 (d_ff), "
                           f"W_2 (d_ff x d_model) and b_2 (d_model) with d_model = {d_model}, "
                           f"d_ff = {d_ff}.")
@@ -693,7 +839,7 @@ def check_cross_kv_source(answer, memory, decoder_states=(), encoder_input=None)
                             ("kv_from_encoder_input", () if encoder_input is None else (encoder_input,))):
         if any(same(x) for x in candidates):
             label, why = MISTAKES[key]
-            return Verdict(MISTAKE, f"Not quite: that is {label}. {why[0].upper()}{why[1:]}", key)
+            return Verdict(MISTAKE, f"Not quite: that is {label}. {_sentence(why)}", key)
     return Verdict(WRONG, "Not quite: pick one of the arrays of the notebook (the decoder states "
                           "or the encoder output) as the source of K and V.")
 
@@ -711,15 +857,28 @@ def check_cross_weights_shape(answer, n: int, m: int, h: int | None = None) -> V
     if got == right:
         return Verdict(CORRECT, f"Correct: {right} = ({'h, ' if h else ''}n, m): {n} decoder "
                                 f"queries (rows) over {m} encoder keys (columns).")
+    if h is None and len(got) == 3 and got[1:] == (n, m):
+        return _head_axis_verdict(got, n, m)
     wrongs = {"cross_weights_transposed": [(*lead, m, n)],
               "cross_weights_square": [(*lead, n, n), (*lead, m, m)]}
     for key, shapes in wrongs.items():
         if got in shapes and got != right:
             label, why = MISTAKES[key]
-            return Verdict(MISTAKE, f"Not quite: {got} is {label}. {why[0].upper()}{why[1:]}", key)
+            return Verdict(MISTAKE, f"Not quite: {got} is {label}. {_sentence(why)}", key)
     return Verdict(WRONG, f"Not quite: you gave {got}; think of rows = decoder queries (n = {n}) "
                           f"and columns = encoder keys (m = {m})"
                           + ("" if h is None else f", one such matrix per head (h = {h})") + ".")
+
+
+def _head_axis_verdict(got: tuple, n: int, m: int) -> Verdict:
+    """(h, n, m) or (1, n, m) given where one head's (n, m) was asked for."""
+    if got[0] == 1:
+        return Verdict(MISTAKE, f"Not quite: {got} has a leading 1, an extra axis of length one; "
+                                f"one head's weights are the matrix (n, m) = {(n, m)}.",
+                       "cross_weights_leading_1")
+    return Verdict(MISTAKE, f"Not quite: {got} is the shape of all h = {got[0]} heads, (h, n, m); "
+                            f"the question asks for one head, whose weights are (n, m) = {(n, m)}.",
+                   "cross_weights_all_heads")
 
 
 def check_layer_norm(answer, X, eps: float = 1e-5) -> Verdict:
@@ -758,7 +917,10 @@ def _check_number(answer, expected: float, what: str, mistakes, rtol: float = 1e
         if not np.isclose(value, expected, rtol=rtol, atol=0.0) and \
                 np.isclose(a, value, rtol=rtol, atol=0.0):
             return Verdict(MISTAKE, f"Not quite: {_fmt_number(a)} is what {label} gives. "
-                                    f"{why[0].upper()}{why[1:]}", key)
+                                    f"{_sentence(why)}", key)
+    if rtol >= 1e-4 and np.isclose(a, expected, rtol=1e-2, atol=0.0):  # counts (rtol ~ 0) are exact
+        return Verdict(WRONG, f"Close: {_fmt_number(a)} is within 1% of the {what}, but not within "
+                              f"{rtol:.1%}. Give 3-4 significant digits.")
     return Verdict(WRONG, f"Not quite: you gave {_fmt_number(a)}. {hint}".rstrip())
 
 

@@ -118,6 +118,7 @@ def test_check_symmetric_scores():
     assert sc.check_symmetric_scores(True).ok
     assert sc.check_symmetric_scores(False).status == sc.WRONG
     assert sc.check_symmetric_scores("yes").status == sc.WRONG
+    assert "symmetric for every X only if W_Q W_K^T is" in sc.check_symmetric_scores(True).message
 
 
 def test_check_library_weights():
@@ -137,6 +138,28 @@ def test_check_library_weights():
         verdict = sc.check_library_weights(answer, q, K_BOOKS)
         assert verdict.mistake == key, (key, verdict)
     assert sc.check_library_weights(np.full(5, 0.2), q, K_BOOKS).status == sc.WRONG
+
+
+def test_check_library_weights_accepts_4_decimals_and_a_row():
+    q = QUERIES["cost of a cat"]
+    right = by_hand(q, K_BOOKS)
+    assert sc.check_library_weights(np.round(right, 4), q, K_BOOKS).ok
+    assert sc.check_library_weights(np.round(right, 3), q, K_BOOKS).ok
+    assert sc.check_library_weights(right[None, :], q, K_BOOKS).ok  # (1, m), as q[None, :] gives
+    assert sc.check_library_weights(np.eye(5)[None, 0], q, K_BOOKS).mistake == "picked_one_book"
+
+
+@pytest.mark.parametrize("book", [0, 2, 4])
+def test_check_library_weights_knows_any_of_the_tied_best_books(book):
+    v = sc.check_library_weights(np.eye(5)[book], QUERIES["cost of a cat"], K_BOOKS)
+    assert v.mistake == "picked_one_book" and "3 books tie" in v.message, v.message
+
+
+def test_check_library_weights_names_the_hard_maximum():
+    v = sc.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], QUERIES["cost of a cat"], K_BOOKS)
+    assert v.mistake == "hard_max" and "hard maximum (argmax)" in v.message, v.message
+    v = sc.check_library_weights(np.eye(5)[0], QUERIES["keep a cat"], K_BOOKS)  # one best book
+    assert v.mistake == "picked_one_book" and "tie" not in v.message
 
 
 # ---------------------------------------------------------------- the stored notebook

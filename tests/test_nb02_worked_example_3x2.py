@@ -139,6 +139,16 @@ def test_check_weight_row_recognises_reading_a_column():
     q, k = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
     A = ac.attention_weights(q, k)
     assert sc.check_weight_row(A[:, 0], q, k, i=0).mistake == "transposed_weights"
+    assert "column sum" in sc.check_weight_row(ac.softmax(q @ k.T / np.sqrt(2), axis=0)[0], q, k,
+                                               i=0).message
+
+
+def test_check_weight_row_names_both_column_slips_when_S_is_symmetric():
+    assert np.allclose(Q @ K.T, (Q @ K.T).T)  # the notebook's S: column i of A = column softmax
+    for answer in (A_EXACT[:, 1], _softmax_rows(Q @ K.T / np.sqrt(2), axis=0)[1]):
+        v = sc.check_weight_row(np.round(answer, 4), Q, K, i=1)
+        assert v.mistake == "softmax_wrong_axis", v.message
+        assert "column sum" in v.message and "column 2 of A instead of row 2" in v.message
 
 
 def test_check_output_row():

@@ -162,6 +162,21 @@ def test_weights_check_of_the_notebook_recognises_the_scaling_mistakes():
     for wrong, key in ((ac.softmax(S), "no_scaling"), (ac.softmax(S) / 2.0, "scale_after_softmax"),
                        (ac.softmax(S / 4.0), "divide_by_d_k")):
         assert sc.check_weights(wrong, Q, K).mistake == key
+    assert sc.check_weights(np.round(ac.softmax(S / 2.0), 4), Q, K).ok  # 4 decimals are enough
+
+
+def test_weights_check_of_the_notebook_names_transposed_scores():
+    rng = np.random.default_rng(3)
+    Q, K = rng.normal(size=(2, 4)), rng.normal(size=(3, 4))  # n = 2 queries, m = 3 keys
+    v = sc.check_weights(ac.softmax(K @ Q.T / 2.0), Q, K)  # (m, n): not square
+    assert v.mistake == "transposed_scores" and "K Q^T" in v.message, v.message
+    assert sc.check_weights(ac.attention_weights(Q, K).T, Q, K).mistake == "transposed_weights"
+
+
+def test_check_dot_product_variance_takes_4_decimals():
+    assert sc.check_dot_product_variance(1.00004, d_k=64, scaled=True).ok
+    assert sc.check_dot_product_variance(64, d_k=64).message == \
+        "Correct: the Var[q.k] for d_k = 64 is 64 (within 1e-4)."
 
 
 # --- the committed notebook -------------------------------------------------------

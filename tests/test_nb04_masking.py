@@ -185,6 +185,8 @@ def _causal_variants(n):
         "mask_multiplicative": (~future).astype(float),
         "mask_boolean_blocked": future,
         "mask_large_negative": np.where(future, -1e9, 0.0),
+        "mask_finfo_min": np.where(future, np.finfo(float).min, 0.0),
+        "mask_times_inf": np.where(future, -np.inf, np.nan),  # triu(ones) * -inf: 0 * -inf = NaN
     }
 
 
@@ -199,6 +201,14 @@ def test_check_causal_mask_unanswered_and_wrong():
     assert sc.check_causal_mask(..., n=5).status == sc.UNANSWERED
     assert sc.check_causal_mask(np.zeros((5, 5)), n=5).status == sc.WRONG
     assert sc.check_causal_mask(ac.causal_mask(4), n=5).status == sc.WRONG
+
+
+def test_check_causal_mask_explains_nan_and_finfo_min():
+    with np.errstate(invalid="ignore"):
+        v = sc.check_causal_mask(np.triu(np.ones((5, 5)), 1) * -np.inf, n=5)
+    assert "0 x -inf is NaN" in v.message and "np.where(" in v.message
+    v = sc.check_causal_mask(np.where(np.triu(np.ones((5, 5)), 1) > 0, np.finfo(float).min, 0.0), 5)
+    assert "np.finfo(float).min instead of -inf" in v.message and "uniform" in v.message
 
 
 def test_weights_check_recognises_mask_mistakes(seed_example):

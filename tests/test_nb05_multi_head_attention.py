@@ -133,3 +133,38 @@ def test_multi_head_question_of_the_notebook():
     no_W_O = ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V)[0])
     v = sc.check_multi_head(no_W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
     assert v.mistake == "no_W_O"
+
+
+def test_multi_head_check_names_the_wide_scale_and_the_missing_split():
+    rng = np.random.default_rng(7)
+    X_q = rng.normal(size=(3, 4))
+    P = ac.init_attention_params(4, 2, rng)  # d_model = h*d_k = 4, d_k = 2
+    Q, K, V = (ac.split_heads(X_q @ W, 2) for W in (P.W_Q, P.W_K, P.W_V))
+    heads = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4)) @ V  # sqrt(d_model) per head
+    v = sc.check_multi_head(ac.merge_heads(heads) @ P.W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
+    assert v.mistake == "mha_scaled_by_d_model" and "sqrt(d_k) = sqrt(2)" in v.message, v.message
+    one_head = ac.scaled_dot_product_attention(X_q @ P.W_Q, X_q @ P.W_K, X_q @ P.W_V)[0] @ P.W_O
+    v = sc.check_multi_head(np.round(one_head, 4), X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
+    assert v.mistake == "mha_not_split", v.message
+
+
+def test_multi_head_check_names_a_scale_of_h_times_d_k_when_it_is_not_d_model():
+    rng = np.random.default_rng(1)
+    X, (W_Q, W_K, W_V) = rng.normal(size=(3, 6)), rng.normal(size=(3, 6, 4))  # h*d_k = 4 != 6
+    W_O = rng.normal(size=(4, 6))
+    Q, K, V = (ac.split_heads(X @ W, 2) for W in (W_Q, W_K, W_V))
+    heads = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4)) @ V
+    v = sc.check_multi_head(ac.merge_heads(heads) @ W_O, X, W_Q, W_K, W_V, W_O, 2)
+    assert v.mistake == "mha_scaled_by_h_d_k" and "sqrt(h*d_k) = sqrt(4)" in v.message, v.message
+    no_W_O = ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V)[0])  # (n, h*d_v) = (3, 4)
+    assert sc.check_multi_head(no_W_O, X, W_Q, W_K, W_V, W_O, 2).mistake == "no_W_O"
+
+
+def test_W_O_explanation_starts_with_a_capital():
+    v = sc.check_W_O_shape((16, 20), 16, 4, 3, 5)
+    assert "With row vectors" in v.message
+
+
+def test_param_count_given_as_a_string_says_so():
+    v = sc.check_mha_param_count("1,048,576", 512, 8)
+    assert v.status == sc.WRONG and "string" in v.message and "answer = 1048576" in v.message

@@ -93,6 +93,14 @@ def test_pe_entry_correct_and_unanswered():
     right = np.cos(10 / 10000 ** (2 / 8))  # dim 3 = 2i+1 with i = 1: cos(10 / 10000^(2/8)) = cos(1)
     assert sc.check_pe_entry(right, pos=10, dim=3, d_model=8).ok
     assert sc.check_pe_entry(..., pos=10, dim=3, d_model=8).status == sc.UNANSWERED
+    assert sc.check_pe_entry(0.5403, pos=10, dim=3, d_model=8).ok  # cos(1) to 4 decimals
+
+
+def test_pe_entry_names_the_pair_index_rounded_up():
+    v = sc.check_pe_entry(round(np.cos(10 / 10000 ** (4 / 8)), 4), pos=10, dim=3, d_model=8)
+    assert v.mistake == "pe_pair_index_rounded_up" and "i = ceil(dim/2) = 2" in v.message, v.message
+    # for an even dim, ceil(dim/2) = dim/2: the right answer, not a mistake
+    assert sc.check_pe_entry(np.sin(5 / 10000 ** (4 / 8)), pos=5, dim=4, d_model=8).ok
 
 
 @pytest.mark.parametrize("value, key", [

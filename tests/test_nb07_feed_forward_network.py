@@ -143,6 +143,14 @@ def test_param_count_check():
     assert sc.check_ffn_param_count(2.5, 512, 2048).status == sc.WRONG
 
 
+@pytest.mark.parametrize("answer", ["2099712", "2,099,712"])
+def test_param_count_given_as_a_string_shows_the_number(answer):
+    v = sc.check_ffn_param_count(answer, 512, 2048)
+    assert v.status == sc.WRONG and "is a string" in v.message, v.message
+    assert "without quotes: answer = 2099712" in v.message
+    assert "without quotes" in sc.check_ffn_param_count("many", 512, 2048).message
+
+
 def test_ffn_output_check_recognises_each_mistake():
     right = np.array([[3.5, -4.0], [0.0, 4.0]])  # worked by hand
     assert np.allclose(ac.feed_forward(X_T, W_1T, B_1T, W_2T, B_2T), right)

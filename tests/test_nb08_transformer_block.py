@@ -119,6 +119,15 @@ def test_cross_weights_shape_check():
     assert sc.check_cross_weights_shape("4x5", 4, 5).status == sc.WRONG
 
 
+def test_cross_weights_shape_of_all_heads_or_a_leading_1():
+    v = sc.check_cross_weights_shape((2, 4, 5), 4, 5)
+    assert v.mistake == "cross_weights_all_heads" and "all h = 2 heads" in v.message
+    assert "one head, whose weights are (n, m) = (4, 5)" in v.message
+    v = sc.check_cross_weights_shape((1, 4, 5), 4, 5)
+    assert v.mistake == "cross_weights_leading_1" and "leading 1" in v.message
+    assert "(n, m) = (4, 5)" in v.message
+
+
 def test_layer_norm_check():
     X = np.array([[1.0, 2.0, 3.0, 6.0], [0.0, -1.0, 1.0, 0.0], [2.0, 2.0, 0.0, 0.0]])
     eps = 1e-5

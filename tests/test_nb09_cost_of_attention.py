@@ -213,6 +213,20 @@ def test_check_online_sum():
     assert sc.check_online_sum(0.5, r, l, s).status == sc.WRONG
 
 
+def test_a_close_answer_is_asked_for_more_digits():
+    v = sc.check_online_sum(1.58, r=3.0, l=1.2, s_block=[4.0, 2.0, -1.0])  # right: 1.5899
+    assert v.status == sc.WRONG and "within 1%" in v.message and "3-4 significant" in v.message
+    assert "Update the maximum" not in v.message
+    v = sc.check_score_entries(48_100_000, n=2000, h=12)  # a count must be exact: no "close"
+    assert v.status == sc.WRONG and "within 1%" not in v.message
+
+
+def test_explanation_starting_with_a_symbol_keeps_its_case():
+    v = sc.check_score_entries(12 * 2000 * 64, n=2000, h=12, d_k=64)
+    assert v.mistake == "size_of_Q" and ". n*d_k counts" in v.message, v.message
+    assert ". Every head" in sc.check_score_entries(2000 * 2000, n=2000, h=12).message
+
+
 def test_online_sum_gives_the_softmax_normaliser():
     # the check's right answer is the sum the full softmax divides by (against the new max)
     s = np.array([1.0, 3.0, 0.5, 4.0, 2.0, -1.0])

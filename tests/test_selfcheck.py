@@ -1,5 +1,7 @@
 """The generic self-checks: each classic mistake fed in must be named."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,71 @@ def test_multi_head_without_W_O_is_named():
     assert sc.check_multi_head(right, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).ok
     heads, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, np.eye(4), 2)
     assert sc.check_multi_head(heads, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).mistake == "no_W_O"
+
+
+# --- tolerances and messages --------------------------------------------------
+
+def test_answers_rounded_to_4_decimals_are_correct():
+    _, w = ac.scaled_dot_product_attention(Q, K, V)
+    assert sc.check_weights(np.round(w, 4), Q, K).ok
+    assert sc.check_value(0.5403, np.cos(1.0), "cos(1)").ok
+
+
+def _shown_numbers(message):
+    """(expected, got) as a WRONG message prints them, for an array or for a number."""
+    array = re.search(r"expected (\S+), got ([^;)]+)", message)
+    if array:
+        return array.groups()
+    return re.search(r" is (\S+), expected (\S+) \(", message).groups()[::-1]
+
+
+@pytest.mark.parametrize("answer, expected", [
+    (0.10004, 0.1), ([0.5, 0.30002], [0.5, 0.3]), (1e6 + 1, 1e6 + 3), (1.5e9, 1.5e9 + 1e4)])
+def test_wrong_message_shows_two_different_numbers_and_the_tolerance(answer, expected):
+    v = sc.check_value(answer, expected, "x", atol=1e-6)
+    assert v.status == sc.WRONG, v.message
+    shown_expected, shown_got = _shown_numbers(v.message)
+    assert shown_expected != shown_got, v.message
+    assert "answers within 1e-6 count as correct" in v.message
+
+
+def test_wrong_message_prints_huge_numbers_compactly():
+    blocked = np.triu(np.ones((5, 5), dtype=bool))  # the diagonal too, with the most negative float
+    v = sc.check_value(np.where(blocked, np.finfo(float).min, 0.0), ac.causal_mask(5), "mask")
+    assert v.status == sc.WRONG and len(v.message) < 250, v.message
+    shown_expected, shown_got = _shown_numbers(v.message)
+    assert shown_expected == "-inf" and shown_got.endswith("e+308") and len(shown_got) < 12
+
+
+def test_correct_message_quotes_a_number_and_keeps_an_array_shape():
+    v = sc.check_value(0.5403, np.cos(1.0), "PE(pos=10, dim=3)")
+    assert v.message == "Correct: the PE(pos=10, dim=3) is 0.540302 (within 1e-4)."
+    _, w = ac.scaled_dot_product_attention(Q, K, V)
+    assert "(shape (4, 5), within 1e-4)" in sc.check_weights(w, Q, K).message
+
+
+def test_a_mistake_within_tolerance_of_the_right_answer_is_never_named():
+    v = sc.check_value(0.5 + 1.5e-4, 0.5, "x", {"near": (0.5 + 5e-5, "label", "why")}, atol=1e-4)
+    assert v.status == sc.WRONG and v.mistake is None, v.message
+
+
+@pytest.mark.parametrize("why, shown", [
+    ("the scores", "The scores"), ("a row", "A row"), ("softmax: rows", "Softmax: rows"),
+    ("n*d_k counts", "n*d_k counts"), ("x W_1 + b_1", "x W_1 + b_1"), ("q.k grows", "q.k grows"),
+    ("d_k = 4", "d_k = 4"), ("0 x -inf", "0 x -inf"), ("a_ij = 1", "a_ij = 1"),
+    ("np.where(...)", "np.where(...)")])
+def test_only_ordinary_words_are_capitalised(why, shown):
+    assert sc._sentence(why) == shown
+
+
+# --- transposed scores ------------------------------------------------------
+
+def test_transposed_scores_are_named_for_non_square_weights():
+    right = ac.attention_weights(Q, K)  # (4, 5)
+    assert sc.check_weights(ac.softmax(K @ Q.T / np.sqrt(3)), Q, K).mistake == "transposed_scores"
+    assert sc.check_weights(right.T, Q, K).mistake == "transposed_weights"
+
+
+def test_transposed_scores_are_named_for_square_attention():
+    wrong = ac.softmax(S().T / np.sqrt(D_K)) @ Vs
+    assert sc.check_attention(wrong, Qs, Ks, Vs).mistake == "transposed_scores"
