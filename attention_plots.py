@@ -346,7 +346,7 @@ def library_weights_grid(queries: dict, keys, book_labels, strengths=(1.0, 4.0))
         for s, c in enumerate(strengths):
             w = ac.attention_weights(c * np.asarray(q, float)[None, :], keys)  # (1, m)
             ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[0], width,
-                   label=f"query x {c:g}")
+                   label=f"strength c = {c:g}")  # the query multiplied by c
         ax.set_title(f"query: {name}")
         ax.set_xticks(range(m), book_labels, rotation=60, ha="right")
         ax.set_xlabel(r"book $j$")
@@ -406,7 +406,7 @@ def contributions_grid(V, A, labels):
         _value_plane(ax, V, labels)
         starts, contrib = _tip_to_tail(A[i], V)
         for j, (s, c) in enumerate(zip(starts, contrib, strict=True)):
-            ax.quiver(*s, *c, angles="xy", scale_units="xy", scale=1, width=0.012,
+            ax.quiver(*s, *c, angles="xy", scale_units="xy", scale=1, width=0.012, zorder=3,
                       color=_TOKEN_COLORS[j % len(_TOKEN_COLORS)],
                       label=f"$a_{{{i + 1}{j + 1}}} v_{j + 1}$ = {A[i, j]:.2f} $v_{j + 1}$")
         o = A[i] @ V  # (m,) @ (m, d_v) -> (d_v,)
@@ -526,7 +526,7 @@ def saturation_curves(d_ks, rng: np.random.Generator, m: int = 10,
     return {name: {k: np.array(v) for k, v in d.items()} for name, d in out.items()}
 
 
-_SATURATION_LABELS = {"max_weight": ("max weight  max_j p_j", "largest weight"),
+_SATURATION_LABELS = {"max_weight": (r"max weight $\max_j\, p_j$", "largest weight"),
                       "entropy": ("entropy H(p) [nats]", "entropy"),
                       "jacobian_norm": (r"$\|\mathrm{diag}(p) - p p^{\mathsf{T}}\|_F$",
                                         "Jacobian norm (gradient size)")}
@@ -588,7 +588,7 @@ def _draw_ten_key_bars(ax, weights, color, title):
     ax.set_ylim(0, 1.05)
     ax.set_xticks(np.arange(1, len(weights) + 1))
     ax.set_xlabel("key j")
-    ax.set_ylabel(r"attention weight (注意重み) $p_j$")
+    ax.set_ylabel(r"attention weight $p_j$")  # the Japanese term is in the suptitle: upright
     ax.set_title(title)
     return bars
 
@@ -601,7 +601,9 @@ def plot_ten_key_softmax(scores, d_k: int):
                        rf"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}")
     _draw_ten_key_bars(axes[1], ac.softmax(scores / np.sqrt(d_k)), "tab:blue",
                        rf"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}")
-    fig.suptitle(f"One query, {len(scores)} keys: raw scores saturate, scaled scores spread out")
+    axes[1].set_ylabel("")  # shared y axis: one label, on the left
+    fig.suptitle(f"One query, {len(scores)} keys: raw scores saturate, scaled scores spread out "
+                 "(注意重み = attention weights)")
     return fig
 
 
@@ -638,6 +640,7 @@ class LiveSaturation(LiveFigure):
         zeros = np.zeros(self.m)
         self.bars = {"raw": _draw_ten_key_bars(ax_raw, zeros, "tab:red", ""),
                      "scaled": _draw_ten_key_bars(ax_scaled, zeros, "tab:blue", "")}
+        ax_scaled.set_ylabel("")  # shared y axis: one label, on the left
         self.axes = {"raw": ax_raw, "scaled": ax_scaled}
         for ax in self.axes.values():  # two-line titles, as update() writes them
             ax.set_title("softmax\nmax weight", fontsize=10)
@@ -947,11 +950,12 @@ def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
             if r >= h:
                 ax.set_visible(False)
                 continue
-            ax.imshow(weights[r], cmap="Blues", vmin=0.0, vmax=1.0)
+            im = ax.imshow(weights[r], cmap="Blues", vmin=0.0, vmax=1.0)
             ax.set_title(f"h={h}, head {r + 1}", fontsize=9)
             if r == 0:
                 ax.set_ylabel(f"d_k = {X.shape[1] // h}\nquery i")
             ax.set_xlabel("key j", fontsize=8)
+    fig.colorbar(im, ax=axes, shrink=0.5, label="attention weight")
     fig.suptitle("Same W_Q, W_K split into h heads: attention weights per head")
     return fig
 
@@ -1567,7 +1571,8 @@ def _draw_tiles(ax, n: int, block_size: int):
     b = min(block_size, n)
     im = ax.imshow(_tile_picture(n, b), cmap=_TILE_CMAP, vmin=0, vmax=1,
                    interpolation="nearest", extent=(0, n, n, 0))
-    frame = matplotlib.patches.Rectangle((0, 0), b, b, fill=False, edgecolor="red", linewidth=2.5)
+    frame = matplotlib.patches.Rectangle((0, 0), b, b, fill=False, edgecolor="red", linewidth=2.5,
+                                         zorder=3)  # above the spines: visible when b = n
     ax.add_patch(frame)
     ax.set_xlabel("key position j")
     ax.set_ylabel("query position i")
@@ -1576,8 +1581,8 @@ def _draw_tiles(ax, n: int, block_size: int):
 
 def tiling_small_multiples(n: int = 64, block_sizes=(64, 32, 16, 8)):
     """Static figure: the n x n score grid cut into tiles for several block sizes, with counts."""
-    fig, axes = plt.subplots(1, len(block_sizes), figsize=(3.0 * len(block_sizes), 3.4),
-                             layout="constrained")
+    fig, axes = plt.subplots(1, len(block_sizes), figsize=(3.0 * len(block_sizes), 4.0),
+                             layout="compressed")  # "compressed": made for square axes in a row
     for ax, b in zip(axes, block_sizes, strict=True):
         _draw_tiles(ax, n, b)
         c = tiling_counts(n, b)
