@@ -124,7 +124,7 @@ def _as_float(answer):
 
 def _sentence(why: str) -> str:
     """why as a sentence: a capital first letter, unless it starts with a symbol (n*d_k, x, q.k)."""
-    word = re.match(r"[a-z]+(?=[\s,;:]|$)", why)
+    word = re.match(r"[a-z]+(?=[\s,;:-]|$)", why)  # "self-attention ..." counts as a word
     if word and (len(word.group()) > 1 or word.group() == "a"):
         return why[0].upper() + why[1:]
     return why
@@ -427,7 +427,7 @@ def _best_book_mistakes(answer, right: np.ndarray) -> dict:
             np.isin(np.arange(m), top) / len(top), "the hard maximum (argmax) instead of the softmax",
             f"sharing the weight equally among the {len(top)} best books is what a hard maximum "
             "does: the softmax of scores scaled up without limit. Softmax is a SOFT maximum: the "
-            "best books get the most, but every book, also a weaker match, keeps a weight "
+            "best books get the most, but every book, even a weaker match, keeps a weight "
             "exp(s_j / sqrt(d_k)) / sum_l exp(s_l / sqrt(d_k)) > 0.")
     return out
 
@@ -920,7 +920,8 @@ def _check_number(answer, expected: float, what: str, mistakes, rtol: float = 1e
                                     f"{_sentence(why)}", key)
     if rtol >= 1e-4 and np.isclose(a, expected, rtol=1e-2, atol=0.0):  # counts (rtol ~ 0) are exact
         return Verdict(WRONG, f"Close: {_fmt_number(a)} is within 1% of the {what}, but not within "
-                              f"{rtol:.1%}. Give 3-4 significant digits.")
+                              f"{rtol:.1%}: check the arithmetic, or give more digits "
+                              "(3 decimals).")
     return Verdict(WRONG, f"Not quite: you gave {_fmt_number(a)}. {hint}".rstrip())
 
 

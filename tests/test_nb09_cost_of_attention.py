@@ -215,7 +215,7 @@ def test_check_online_sum():
 
 def test_a_close_answer_is_asked_for_more_digits():
     v = sc.check_online_sum(1.58, r=3.0, l=1.2, s_block=[4.0, 2.0, -1.0])  # right: 1.5899
-    assert v.status == sc.WRONG and "within 1%" in v.message and "3-4 significant" in v.message
+    assert v.status == sc.WRONG and "within 1%" in v.message and "check the arithmetic, or give more digits" in v.message
     assert "Update the maximum" not in v.message
     v = sc.check_score_entries(48_100_000, n=2000, h=12)  # a count must be exact: no "close"
     assert v.status == sc.WRONG and "within 1%" not in v.message

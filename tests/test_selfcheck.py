@@ -137,7 +137,7 @@ def test_a_mistake_within_tolerance_of_the_right_answer_is_never_named():
     ("the scores", "The scores"), ("a row", "A row"), ("softmax: rows", "Softmax: rows"),
     ("n*d_k counts", "n*d_k counts"), ("x W_1 + b_1", "x W_1 + b_1"), ("q.k grows", "q.k grows"),
     ("d_k = 4", "d_k = 4"), ("0 x -inf", "0 x -inf"), ("a_ij = 1", "a_ij = 1"),
-    ("np.where(...)", "np.where(...)")])
+    ("np.where(...)", "np.where(...)"), ("self-attention without", "Self-attention without")])
 def test_only_ordinary_words_are_capitalised(why, shown):
     assert sc._sentence(why) == shown
 
