@@ -588,7 +588,7 @@ def _draw_ten_key_bars(ax, weights, color, title):
     ax.set_ylim(0, 1.05)
     ax.set_xticks(np.arange(1, len(weights) + 1))
     ax.set_xlabel("key j")
-    ax.set_ylabel(r"attention weight $p_j$")  # the Japanese term is in the suptitle: upright
+    ax.set_ylabel(r"attention weight $p_j$")  # no 注意重み here: rotated, it is hard to read
     ax.set_title(title)
     return bars
 
@@ -1090,7 +1090,7 @@ def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
                              layout="constrained")
     for row, d_model in zip(axes, d_models, strict=True):
         pe = ac.sinusoidal_positional_encoding(max(positions) + 1, d_model)
-        slot = 2.6 * 72.0 / d_model  # points per dimension, about (axes width < 2.6 in)
+        slot = 2.6 * 72.0 / d_model  # points per dimension: each axes is a little under 2.6 in wide
         for ax, pos in zip(row, positions, strict=True):
             ax.axhline(0, color="grey", lw=0.8)
             for offset, color in ((0, "tab:blue"), (1, "tab:orange")):  # one line per colour
