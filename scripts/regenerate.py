@@ -29,8 +29,34 @@ def coalesce_streams(outputs: list) -> list:
     return merged
 
 
+def _without_widget_ids(outputs: list) -> list:
+    """The outputs with every widget view's model id blanked (a fresh random id each run)."""
+    out = []
+    for o in outputs:
+        o = nbformat.from_dict(o)
+        view = o.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+        if view is not None:
+            o = nbformat.from_dict({**o, "data": {**o["data"], "application/vnd.jupyter.widget-view+json":
+                                                  {**view, "model_id": ""}}})
+        out.append(o)
+    return out
+
+
+def keep_unchanged_widget_views(old_cells: list, new_cells: list) -> None:
+    """Where a cell's source and outputs are the same but for widget model ids, keep the old outputs.
+
+    Widget state is not stored, so a view's model id points at nothing; a new random id in every
+    regenerated notebook would only bury the real changes in `git diff`.
+    """
+    for old, new in zip(old_cells, new_cells, strict=True):
+        if (new.cell_type == "code" and old.source == new.source
+                and _without_widget_ids(old.outputs) == _without_widget_ids(new.outputs)):
+            new.outputs = old.outputs
+
+
 def regenerate(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
+    old_cells = [nbformat.from_dict(c) for c in nb.cells]
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, startup_timeout=60,
                             kernel_name="python3", store_widget_state=False,
                             resources={"metadata": {"path": str(path.parent)}})
@@ -41,6 +67,7 @@ def regenerate(path: Path) -> None:
         if cell.cell_type == "code":
             cell.outputs = coalesce_streams(cell.outputs)
     nb.metadata.pop("widgets", None)
+    keep_unchanged_widget_views(old_cells, nb.cells)
     nbformat.validate(nb)
     nbformat.write(nb, path)
     print(f"{path}: {sum(c.cell_type == 'code' for c in nb.cells)} code cells, "

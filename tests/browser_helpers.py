@@ -61,7 +61,7 @@ CONTROL_SELECTOR = (".widget-slider, .widget-dropdown, .widget-toggle-buttons, .
 TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\)|^\s*Cell In\[\d+\], line \d+"
                           r"|^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b",
                           re.MULTILINE)
-LIVE_CALL_RE = re.compile(r"^[^#\n]*\bap\.interactive\(", re.MULTILINE)
+LIVE_CALL_RE = re.compile(r"^[^#\n]*\binteractive\(", re.MULTILINE)
 NOTIFICATION_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
@@ -102,7 +102,7 @@ class CellExpectation:
     cell_type: str
     raises: bool           # tagged raises-exception: its error is expected
     stored_widget: bool    # the stored outputs contain a widget view
-    live: bool             # the source calls ap.interactive(...): a live figure must appear
+    live: bool             # the source calls interactive(...): a live figure must appear
 
 
 def read_expectations(path: Path) -> list[CellExpectation]:
@@ -290,7 +290,7 @@ RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
 WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
   const nb = document.querySelector('.jp-Notebook');
   if (!nb) return false;
-  // at least one live figure per cell that calls ap.interactive() (no vacuous 'done')
+  // at least one live figure per cell that calls interactive() (no vacuous 'done')
   if (nb.querySelectorAll(liveBoxSel).length < liveExpected) return false;
   // outputs only: a notebook's own text may mention these phrases
   const text = [...nb.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join(' ');
@@ -542,7 +542,7 @@ class NotebookRun:
                 problems.append(f"{where} stored a widget view, but none rendered after Run All")
         shown = sum(dom["liveBoxes"] for dom in cells)
         if self.run_state == "done" and shown < self.live_expected():
-            problems.append(f"{self.live_expected()} cells call ap.interactive(), but only {shown} "
+            problems.append(f"{self.live_expected()} cells call interactive(), but only {shown} "
                             "live figures rendered")
         return problems
 
@@ -557,7 +557,7 @@ class NotebookRun:
             ctrl = nb.locator(CONTROL_SELECTOR).nth(i)
             kind = control_kind(ctrl)
             out.append(f"{kind} '{control_label(ctrl, kind, i)}' is not inside an "
-                       "ap.interactive() box: the test cannot tell which output it drives")
+                       "interactive() box: the test cannot tell which output it drives")
         return out
 
     # -- screenshots --------------------------------------------------------------
@@ -656,7 +656,7 @@ class NotebookRun:
     def _move_slider(self, k, box, ctrl, label):
         handles = ctrl.locator(".noUi-handle[role=slider]")
         readout = ctrl.locator(".widget-readout")
-        # ap.interactive() shows a SelectionSlider's value in a Label beside it instead
+        # interactive() shows a SelectionSlider's value in a Label beside it instead
         own_label = ctrl.locator("xpath=following-sibling::*[contains(@class, 'live-figure-readout')]")
 
         def value() -> str:
@@ -671,7 +671,7 @@ class NotebookRun:
             c = self._change(k, "slider", label, "look at the readout", value())
             c.problem = (f"widget {k + 1}, slider '{label}': its readout can be typed into but "
                          "ignores what is typed (a SelectionSlider's own readout in ipywidgets 8); "
-                         "pass it through ap.interactive(), which shows a read-only label instead")
+                         "pass it through interactive(), which shows a read-only label instead")
             yield c
             return
         original = value()

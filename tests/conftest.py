@@ -14,6 +14,10 @@ matplotlib.use("Agg")  # tests draw figures off screen
 
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
+from course import figures  # noqa: E402
+
+figures.use_course_style()  # what every notebook's first cell does: same resolution and fonts
+
 
 @pytest.fixture(autouse=True)
 def _close_figures():

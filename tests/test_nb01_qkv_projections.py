@@ -5,14 +5,13 @@ import warnings
 from pathlib import Path
 
 import matplotlib
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks
+from course import nb01_qkv_projections as nb01
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_qkv_projections.ipynb"
 
@@ -34,7 +33,7 @@ def by_hand(q, keys):
 
 @pytest.fixture(scope="module")
 def live():
-    return ap.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
+    return nb01.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
 
 
 def test_live_library_numbers(live):
@@ -63,7 +62,7 @@ def test_live_library_layout_frozen_and_renders(live):
 
 
 def test_library_weights_grid_bars():
-    fig = ap.library_weights_grid(QUERIES, K_BOOKS, BOOKS, strengths=(1.0, 4.0))
+    fig = nb01.library_weights_grid(QUERIES, K_BOOKS, BOOKS, strengths=(1.0, 4.0))
     axes = fig.axes
     assert len(axes) == len(QUERIES)
     for ax, q in zip(axes, QUERIES.values(), strict=True):
@@ -80,7 +79,7 @@ def test_heatmap_pair_shows_both_matrices_and_japanese_glyphs():
     B = np.full((5, 5), 0.2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
-        fig = ap.heatmap_pair(A, B, ["私", "は", "はし", "で", "食べる"], titles=("a", "b"),
+        fig = nb01.heatmap_pair(A, B, ["私", "は", "はし", "で", "食べる"], titles=("a", "b"),
                               suptitle="注意重み")
         fig.canvas.draw()
     images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
@@ -101,24 +100,24 @@ def test_same_projection_gives_symmetric_self_centred_scores():
 
 def test_check_qkv_shapes():
     args = dict(n=5, d_model=8, d_k=4, d_v=3)
-    assert sc.check_qkv_shapes(..., **args).status == sc.UNANSWERED
-    assert sc.check_qkv_shapes(((5, 4), (5, 4), (5, 3)), **args).ok
+    assert nb01.check_qkv_shapes(..., **args).status == checks.UNANSWERED
+    assert nb01.check_qkv_shapes(((5, 4), (5, 4), (5, 3)), **args).ok
     mistakes = {"weight_shapes": ((8, 4), (8, 4), (8, 3)), "V_uses_d_k": ((5, 4), (5, 4), (5, 4)),
                 "column_convention": ((4, 5), (4, 5), (3, 5)),
                 "no_projection": ((5, 8), (5, 8), (5, 8))}
     for key, answer in mistakes.items():
-        verdict = sc.check_qkv_shapes(answer, **args)
+        verdict = nb01.check_qkv_shapes(answer, **args)
         assert verdict.mistake == key, (key, verdict)
-    assert sc.check_qkv_shapes(((5, 4), (5, 3), (5, 3)), **args).status == sc.WRONG
-    assert sc.check_qkv_shapes("5x4", **args).status == sc.WRONG
+    assert nb01.check_qkv_shapes(((5, 4), (5, 3), (5, 3)), **args).status == checks.WRONG
+    assert nb01.check_qkv_shapes("5x4", **args).status == checks.WRONG
 
 
 def test_check_symmetric_scores():
-    assert sc.check_symmetric_scores(...).status == sc.UNANSWERED
-    assert sc.check_symmetric_scores(True).ok
-    assert sc.check_symmetric_scores(False).status == sc.WRONG
-    assert sc.check_symmetric_scores("yes").status == sc.WRONG
-    assert "symmetric for every X only if W_Q W_K^T is" in sc.check_symmetric_scores(True).message
+    assert nb01.check_symmetric_scores(...).status == checks.UNANSWERED
+    assert nb01.check_symmetric_scores(True).ok
+    assert nb01.check_symmetric_scores(False).status == checks.WRONG
+    assert nb01.check_symmetric_scores("yes").status == checks.WRONG
+    assert "symmetric for every X only if W_Q W_K^T is" in nb01.check_symmetric_scores(True).message
 
 
 def test_check_library_weights():
@@ -127,38 +126,38 @@ def test_check_library_weights():
     s = K_BOOKS @ q
     right = by_hand(q, K_BOOKS)
     assert np.allclose(right[[0, 2, 4]], np.e / (3 * np.e + 2))
-    assert sc.check_library_weights(..., q, K_BOOKS).status == sc.UNANSWERED
-    assert sc.check_library_weights(np.round(right, 6), q, K_BOOKS).ok
+    assert nb01.check_library_weights(..., q, K_BOOKS).status == checks.UNANSWERED
+    assert nb01.check_library_weights(np.round(right, 6), q, K_BOOKS).ok
     softmax = lambda x: np.exp(x) / np.exp(x).sum()  # noqa: E731
     mistakes = {"no_scaling": softmax(s), "divide_by_d_k": softmax(s / d_k),
                 "scale_after_softmax": softmax(s) / np.sqrt(d_k),
                 "softmax_wrong_axis": np.ones(5), "picked_one_book": np.eye(5)[0],
                 "no_softmax": s / np.sqrt(d_k)}
     for key, answer in mistakes.items():
-        verdict = sc.check_library_weights(answer, q, K_BOOKS)
+        verdict = nb01.check_library_weights(answer, q, K_BOOKS)
         assert verdict.mistake == key, (key, verdict)
-    assert sc.check_library_weights(np.full(5, 0.2), q, K_BOOKS).status == sc.WRONG
+    assert nb01.check_library_weights(np.full(5, 0.2), q, K_BOOKS).status == checks.WRONG
 
 
 def test_check_library_weights_accepts_4_decimals_and_a_row():
     q = QUERIES["cost of a cat"]
     right = by_hand(q, K_BOOKS)
-    assert sc.check_library_weights(np.round(right, 4), q, K_BOOKS).ok
-    assert sc.check_library_weights(np.round(right, 3), q, K_BOOKS).ok
-    assert sc.check_library_weights(right[None, :], q, K_BOOKS).ok  # (1, m), as q[None, :] gives
-    assert sc.check_library_weights(np.eye(5)[None, 0], q, K_BOOKS).mistake == "picked_one_book"
+    assert nb01.check_library_weights(np.round(right, 4), q, K_BOOKS).ok
+    assert nb01.check_library_weights(np.round(right, 3), q, K_BOOKS).ok
+    assert nb01.check_library_weights(right[None, :], q, K_BOOKS).ok  # (1, m), as q[None, :] gives
+    assert nb01.check_library_weights(np.eye(5)[None, 0], q, K_BOOKS).mistake == "picked_one_book"
 
 
 @pytest.mark.parametrize("book", [0, 2, 4])
 def test_check_library_weights_knows_any_of_the_tied_best_books(book):
-    v = sc.check_library_weights(np.eye(5)[book], QUERIES["cost of a cat"], K_BOOKS)
+    v = nb01.check_library_weights(np.eye(5)[book], QUERIES["cost of a cat"], K_BOOKS)
     assert v.mistake == "picked_one_book" and "3 books tie" in v.message, v.message
 
 
 def test_check_library_weights_names_the_hard_maximum():
-    v = sc.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], QUERIES["cost of a cat"], K_BOOKS)
+    v = nb01.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], QUERIES["cost of a cat"], K_BOOKS)
     assert v.mistake == "hard_max" and "hard maximum (argmax)" in v.message, v.message
-    v = sc.check_library_weights(np.eye(5)[0], QUERIES["keep a cat"], K_BOOKS)  # one best book
+    v = nb01.check_library_weights(np.eye(5)[0], QUERIES["keep a cat"], K_BOOKS)  # one best book
     assert v.mistake == "picked_one_book" and "tie" not in v.message
 
 

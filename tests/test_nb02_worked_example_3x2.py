@@ -5,14 +5,13 @@ import warnings
 from pathlib import Path
 
 import matplotlib
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks, figures
+from course import nb02_worked_example_3x2 as nb02
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "02_worked_example_3x2.ipynb"
 TOKENS = ["私", "は", "猫"]
@@ -55,7 +54,7 @@ def test_column_convention_is_the_transpose(seed):
 
 @pytest.fixture(scope="module")
 def live():
-    return ap.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
+    return nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
 
 
 def test_live_worked_example_original(live):
@@ -93,7 +92,7 @@ def test_live_worked_example_renders_japanese(live):
 def test_contributions_grid_ends_at_outputs():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        fig = ap.contributions_grid(V, A_EXACT, TOKENS)
+        fig = nb02.contributions_grid(V, A_EXACT, TOKENS)
         fig.canvas.draw()
     assert len(fig.axes) == 3
     for i, ax in enumerate(fig.axes):
@@ -106,7 +105,7 @@ def test_contributions_grid_ends_at_outputs():
 def test_heatmap_has_no_tofu():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        fig, _ = ap.attention_heatmap(A_EXACT, TOKENS, TOKENS, title="注意重み A")
+        fig, _ = figures.attention_heatmap(A_EXACT, TOKENS, TOKENS, title="注意重み A")
         fig.canvas.draw()
     plt.close(fig)
 
@@ -120,47 +119,47 @@ def _softmax_rows(x, axis=-1):
 
 def test_check_weight_row():
     S = Q @ K.T
-    assert sc.check_weight_row(..., Q, K, i=1).status == sc.UNANSWERED
-    assert sc.check_weight_row(A_EXACT[1], Q, K, i=1).ok
-    assert sc.check_weight_row(np.round(A_EXACT[1], 4), Q, K, i=1).ok  # by hand, 4 decimals
+    assert nb02.check_weight_row(..., Q, K, i=1).status == checks.UNANSWERED
+    assert nb02.check_weight_row(A_EXACT[1], Q, K, i=1).ok
+    assert nb02.check_weight_row(np.round(A_EXACT[1], 4), Q, K, i=1).ok  # by hand, 4 decimals
     mistakes = {"no_scaling": _softmax_rows(S)[1], "divide_by_d_k": _softmax_rows(S / 2)[1],
                 "scale_after_softmax": _softmax_rows(S)[1] / np.sqrt(2),
                 "softmax_wrong_axis": _softmax_rows(S / np.sqrt(2), axis=0)[1],
                 "exp_not_normalised": np.exp(S[1] / np.sqrt(2)),
                 "no_softmax": S[1] / np.sqrt(2)}
     for key, answer in mistakes.items():
-        verdict = sc.check_weight_row(np.round(answer, 4), Q, K, i=1)
+        verdict = nb02.check_weight_row(np.round(answer, 4), Q, K, i=1)
         assert verdict.mistake == key, (key, verdict)
-    assert sc.check_weight_row([1 / 3] * 3, Q, K, i=1).status == sc.WRONG
+    assert nb02.check_weight_row([1 / 3] * 3, Q, K, i=1).status == checks.WRONG
 
 
 def test_check_weight_row_recognises_reading_a_column():
     rng = np.random.default_rng(3)  # a non-symmetric S, so column i of A differs from the rest
     q, k = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
     A = ac.attention_weights(q, k)
-    assert sc.check_weight_row(A[:, 0], q, k, i=0).mistake == "transposed_weights"
-    assert "column sum" in sc.check_weight_row(ac.softmax(q @ k.T / np.sqrt(2), axis=0)[0], q, k,
+    assert nb02.check_weight_row(A[:, 0], q, k, i=0).mistake == "transposed_weights"
+    assert "column sum" in nb02.check_weight_row(ac.softmax(q @ k.T / np.sqrt(2), axis=0)[0], q, k,
                                                i=0).message
 
 
 def test_check_weight_row_names_both_column_slips_when_S_is_symmetric():
     assert np.allclose(Q @ K.T, (Q @ K.T).T)  # the notebook's S: column i of A = column softmax
     for answer in (A_EXACT[:, 1], _softmax_rows(Q @ K.T / np.sqrt(2), axis=0)[1]):
-        v = sc.check_weight_row(np.round(answer, 4), Q, K, i=1)
+        v = nb02.check_weight_row(np.round(answer, 4), Q, K, i=1)
         assert v.mistake == "softmax_wrong_axis", v.message
         assert "column sum" in v.message and "column 2 of A instead of row 2" in v.message
 
 
 def test_check_output_row():
     S = Q @ K.T
-    assert sc.check_output_row(..., Q, K, V, i=1).status == sc.UNANSWERED
-    assert sc.check_output_row(A_EXACT[1] @ V, Q, K, V, i=1).ok
+    assert nb02.check_output_row(..., Q, K, V, i=1).status == checks.UNANSWERED
+    assert nb02.check_output_row(A_EXACT[1] @ V, Q, K, V, i=1).ok
     mistakes = {"no_scaling": _softmax_rows(S)[1] @ V, "divide_by_d_k": _softmax_rows(S / 2)[1] @ V,
                 "mixed_keys": A_EXACT[1] @ K, "plain_mean": V.mean(axis=0)}
     for key, answer in mistakes.items():
-        verdict = sc.check_output_row(np.round(answer, 4), Q, K, V, i=1)
+        verdict = nb02.check_output_row(np.round(answer, 4), Q, K, V, i=1)
         assert verdict.mistake == key, (key, verdict)
-    assert sc.check_output_row([0.0, 0.0], Q, K, V, i=1).status == sc.WRONG
+    assert nb02.check_output_row([0.0, 0.0], Q, K, V, i=1).status == checks.WRONG
 
 
 # ---------------------------------------------------------------- the stored notebook

@@ -1,19 +1,17 @@
-"""Tests for notebook 03: the plot helpers and LiveFigure of attention_plots section 03,
-the self-checks of selfcheck section 03, and the committed notebook's state."""
+"""Tests for notebook 03: the figures and LiveFigure of course/nb03_scaling_and_softmax_saturation.py,
+its self-checks, and the committed notebook's state."""
 
 import json
 from pathlib import Path
-
 
 import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks
+from course import nb03_scaling_and_softmax_saturation as nb03
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_scaling_and_softmax_saturation.ipynb"
-
 
 
 # --- numbers behind the figures ---------------------------------------------
@@ -21,14 +19,14 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_scaling_an
 def test_ten_key_scores_is_the_seeded_draw_q_then_K():
     rng = np.random.default_rng(0)
     q, K = rng.normal(size=(1, 512)), rng.normal(size=(10, 512))
-    s = ap.ten_key_scores(512, seed=0)
+    s = nb03.ten_key_scores(512, seed=0)
     assert s.shape == (10,)
     assert np.allclose(s, (q @ K.T)[0])
-    assert not np.allclose(s, ap.ten_key_scores(512, seed=1))
+    assert not np.allclose(s, nb03.ten_key_scores(512, seed=1))
 
 
 def test_seed_example_raw_softmax_is_one_hot_and_scaled_is_spread():
-    s = ap.ten_key_scores(512, seed=0)
+    s = nb03.ten_key_scores(512, seed=0)
     assert ac.softmax(s).max() > 0.999
     p = ac.softmax(s / np.sqrt(512))
     assert p.max() < 0.5 and np.sum(p > 0.05) >= 5
@@ -36,11 +34,11 @@ def test_seed_example_raw_softmax_is_one_hot_and_scaled_is_spread():
 
 def test_softmax_saturation_uniform_and_one_hot():
     m = 10
-    u = ap.softmax_saturation(np.zeros(m))
+    u = nb03.softmax_saturation(np.zeros(m))
     assert np.isclose(u["max_weight"], 1 / m)
     assert np.isclose(u["entropy"], np.log(m))
     assert np.isclose(u["jacobian_norm"], 0.3)  # sqrt(10 * 0.09^2 + 90 * 0.01^2)
-    hard = ap.softmax_saturation(np.array([1000.0, 0.0, 0.0]))
+    hard = nb03.softmax_saturation(np.array([1000.0, 0.0, 0.0]))
     assert np.isclose(hard["max_weight"], 1.0)
     assert hard["entropy"] == pytest.approx(0.0, abs=1e-12)
     assert hard["jacobian_norm"] == pytest.approx(0.0, abs=1e-12)
@@ -51,19 +49,19 @@ def test_softmax_saturation_jacobian_matches_finite_differences():
     eps = 1e-6
     J = np.stack([(ac.softmax(s + eps * e) - ac.softmax(s - eps * e)) / (2 * eps)
                   for e in np.eye(6)], axis=1)  # column j = dp / ds_j
-    assert np.isclose(ap.softmax_saturation(s)["jacobian_norm"], np.linalg.norm(J), rtol=1e-6)
+    assert np.isclose(nb03.softmax_saturation(s)["jacobian_norm"], np.linalg.norm(J), rtol=1e-6)
 
 
 def test_softmax_saturation_is_batched():
     S = np.random.default_rng(0).normal(size=(4, 3, 7))
-    out = ap.softmax_saturation(S)
+    out = nb03.softmax_saturation(S)
     assert all(v.shape == (4, 3) for v in out.values())
     assert np.isclose(out["max_weight"][2, 1], ac.softmax(S[2, 1]).max())
 
 
 def test_saturation_curves_shapes_and_trends():
     d_ks = 2 ** np.arange(11)
-    c = ap.saturation_curves(d_ks, np.random.default_rng(1), num_draws=200)
+    c = nb03.saturation_curves(d_ks, np.random.default_rng(1), num_draws=200)
     for name in ("unscaled", "scaled"):
         assert set(c[name]) == {"max_weight", "entropy", "jacobian_norm"}
         assert all(v.shape == (11,) for v in c[name].values())
@@ -79,10 +77,10 @@ def test_static_figures_have_titles_and_labels():
     rng = np.random.default_rng(0)
     samples = {d: rng.normal(size=(500, d)).sum(axis=1) for d in (4, 64)}
     d_ks = 2 ** np.arange(4)
-    figs = [ap.plot_score_histograms(samples),
-            ap.plot_ten_key_softmax(ap.ten_key_scores(512), 512),
-            ap.plot_saturation_curves(d_ks, ap.saturation_curves(d_ks, rng, num_draws=5)),
-            ap.plot_saturation_small_multiples([1, 64, 1024])]
+    figs = [nb03.plot_score_histograms(samples),
+            nb03.plot_ten_key_softmax(nb03.ten_key_scores(512), 512),
+            nb03.plot_saturation_curves(d_ks, nb03.saturation_curves(d_ks, rng, num_draws=5)),
+            nb03.plot_saturation_small_multiples([1, 64, 1024])]
     assert [len(f.axes) for f in figs] == [4, 2, 3, 6]
     for f in figs:
         assert f.get_suptitle()
@@ -91,8 +89,8 @@ def test_static_figures_have_titles_and_labels():
 
 
 def test_ten_key_figure_bars_are_the_two_softmaxes():
-    s = ap.ten_key_scores(512)
-    fig = ap.plot_ten_key_softmax(s, 512)
+    s = nb03.ten_key_scores(512)
+    fig = nb03.plot_ten_key_softmax(s, 512)
     raw = [b.get_height() for b in fig.axes[0].patches]
     scaled = [b.get_height() for b in fig.axes[1].patches]
     assert np.allclose(raw, ac.softmax(s)) and np.allclose(scaled, ac.softmax(s / np.sqrt(512)))
@@ -101,14 +99,14 @@ def test_ten_key_figure_bars_are_the_two_softmaxes():
 # --- the live figure ----------------------------------------------------------
 
 def test_live_saturation_update_text_and_bars():
-    live = ap.LiveSaturation()
+    live = nb03.LiveSaturation()
     text = live.update(d_k=512)
     assert text.splitlines() == [
         "d_k = 512, std of q.k = sqrt(d_k) = 22.6",
         "   raw: max weight 1.000, entropy 0.000 nats, ||J|| 0.000",
         "scaled: max weight 0.426, entropy 1.761 nats, ||J|| 0.362",
     ]
-    s = ap.ten_key_scores(512)
+    s = nb03.ten_key_scores(512)
     assert np.allclose([b.get_height() for b in live.bars["scaled"]], ac.softmax(s / np.sqrt(512)))
     live.update(d_k=1)
     raw = [b.get_height() for b in live.bars["raw"]]
@@ -117,7 +115,7 @@ def test_live_saturation_update_text_and_bars():
 
 
 def test_live_saturation_updates_in_place_and_renders():
-    live = ap.LiveSaturation()
+    live = nb03.LiveSaturation()
     bars = list(live.bars["raw"])
     n_axes = len(live.fig.axes)
     live.render(d_k=4)
@@ -129,27 +127,27 @@ def test_live_saturation_updates_in_place_and_renders():
 # --- self-checks ----------------------------------------------------------------
 
 @pytest.mark.parametrize("answer, status, mistake", [
-    (..., sc.UNANSWERED, None), (64, sc.CORRECT, None), (8, sc.MISTAKE, "std_for_variance"),
-    (1, sc.MISTAKE, "variance_is_one"), (3, sc.WRONG, None), ([64, 64], sc.WRONG, None)])
+    (..., checks.UNANSWERED, None), (64, checks.CORRECT, None), (8, checks.MISTAKE, "std_for_variance"),
+    (1, checks.MISTAKE, "variance_is_one"), (3, checks.WRONG, None), ([64, 64], checks.WRONG, None)])
 def test_check_dot_product_variance(answer, status, mistake):
-    v = sc.check_dot_product_variance(answer, d_k=64)
+    v = nb03.check_dot_product_variance(answer, d_k=64)
     assert (v.status, v.mistake) == (status, mistake)
 
 
 @pytest.mark.parametrize("answer, status, mistake", [
-    (..., sc.UNANSWERED, None), (1, sc.CORRECT, None), (64, sc.MISTAKE, "scale_not_applied"),
-    (8, sc.MISTAKE, "variance_scaled_by_sqrt"), (0.5, sc.WRONG, None)])
+    (..., checks.UNANSWERED, None), (1, checks.CORRECT, None), (64, checks.MISTAKE, "scale_not_applied"),
+    (8, checks.MISTAKE, "variance_scaled_by_sqrt"), (0.5, checks.WRONG, None)])
 def test_check_dot_product_variance_scaled(answer, status, mistake):
-    v = sc.check_dot_product_variance(answer, d_k=64, scaled=True)
+    v = nb03.check_dot_product_variance(answer, d_k=64, scaled=True)
     assert (v.status, v.mistake) == (status, mistake)
 
 
 @pytest.mark.parametrize("answer, status, mistake", [
-    (..., sc.UNANSWERED, None), ("b", sc.CORRECT, None), (" B ", sc.CORRECT, None),
-    ("a", sc.MISTAKE, "only_normalises_length"), ("c", sc.MISTAKE, "scale_for_row_sums"),
-    ("d", sc.WRONG, None)])
+    (..., checks.UNANSWERED, None), ("b", checks.CORRECT, None), (" B ", checks.CORRECT, None),
+    ("a", checks.MISTAKE, "only_normalises_length"), ("c", checks.MISTAKE, "scale_for_row_sums"),
+    ("d", checks.WRONG, None)])
 def test_check_why_scale(answer, status, mistake):
-    v = sc.check_why_scale(answer)
+    v = nb03.check_why_scale(answer)
     assert (v.status, v.mistake) == (status, mistake)
     assert repr(v) == v.message
 
@@ -158,24 +156,24 @@ def test_weights_check_of_the_notebook_recognises_the_scaling_mistakes():
     rng = np.random.default_rng(3)
     Q, K = rng.normal(size=(2, 4)), rng.normal(size=(3, 4))  # as in the notebook
     S = Q @ K.T
-    assert sc.check_weights(ac.softmax(S / 2.0), Q, K).ok
+    assert checks.check_weights(ac.softmax(S / 2.0), Q, K).ok
     for wrong, key in ((ac.softmax(S), "no_scaling"), (ac.softmax(S) / 2.0, "scale_after_softmax"),
                        (ac.softmax(S / 4.0), "divide_by_d_k")):
-        assert sc.check_weights(wrong, Q, K).mistake == key
-    assert sc.check_weights(np.round(ac.softmax(S / 2.0), 4), Q, K).ok  # 4 decimals are enough
+        assert checks.check_weights(wrong, Q, K).mistake == key
+    assert checks.check_weights(np.round(ac.softmax(S / 2.0), 4), Q, K).ok  # 4 decimals are enough
 
 
 def test_weights_check_of_the_notebook_names_transposed_scores():
     rng = np.random.default_rng(3)
     Q, K = rng.normal(size=(2, 4)), rng.normal(size=(3, 4))  # n = 2 queries, m = 3 keys
-    v = sc.check_weights(ac.softmax(K @ Q.T / 2.0), Q, K)  # (m, n): not square
+    v = checks.check_weights(ac.softmax(K @ Q.T / 2.0), Q, K)  # (m, n): not square
     assert v.mistake == "transposed_scores" and "K Q^T" in v.message, v.message
-    assert sc.check_weights(ac.attention_weights(Q, K).T, Q, K).mistake == "transposed_weights"
+    assert checks.check_weights(ac.attention_weights(Q, K).T, Q, K).mistake == "transposed_weights"
 
 
 def test_check_dot_product_variance_takes_4_decimals():
-    assert sc.check_dot_product_variance(1.00004, d_k=64, scaled=True).ok
-    assert sc.check_dot_product_variance(64, d_k=64).message == \
+    assert nb03.check_dot_product_variance(1.00004, d_k=64, scaled=True).ok
+    assert nb03.check_dot_product_variance(64, d_k=64).message == \
         "Correct: the Var[q.k] for d_k = 64 is 64 (within 1e-4)."
 
 

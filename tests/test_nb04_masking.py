@@ -1,20 +1,18 @@
 """Tests for notebook 04: the mask helpers, leak test, buggy variants and LiveFigure of
-attention_plots section 04, the self-checks of selfcheck section 04, and the committed notebook."""
+course/nb04_masking.py, its self-checks, and the committed notebook."""
 
 import io
 import json
 from pathlib import Path
 
-
 import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks
+from course import nb04_masking as nb04
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "04_masking.ipynb"
-
 
 
 @pytest.fixture
@@ -46,18 +44,18 @@ def test_seed_example_shapes_and_first_row(seed_example):
 
 def test_mask_for_each_kind():
     lengths = (6, 4, 2)
-    assert np.array_equal(ap.mask_for("none", 6, lengths, 0), np.zeros((6, 6)))
-    assert np.array_equal(ap.mask_for("causal", 6, lengths, 2), ac.causal_mask(6))
-    pad = ap.mask_for("padding", 6, lengths, 1)
+    assert np.array_equal(nb04.mask_for("none", 6, lengths, 0), np.zeros((6, 6)))
+    assert np.array_equal(nb04.mask_for("causal", 6, lengths, 2), ac.causal_mask(6))
+    pad = nb04.mask_for("padding", 6, lengths, 1)
     assert pad.shape == (6, 6) and np.all(np.isinf(pad[:, 4:])) and np.all(pad[:, :4] == 0)
-    both = ap.mask_for("both", 6, lengths, 2)
+    both = nb04.mask_for("both", 6, lengths, 2)
     assert np.array_equal(np.isfinite(both), np.isfinite(ac.causal_mask(6)) & (np.arange(6) < 2))
     with pytest.raises(ValueError, match="kind"):
-        ap.mask_for("future", 6, lengths, 0)
+        nb04.mask_for("future", 6, lengths, 0)
 
 
 def test_masking_example_shapes_and_scale():
-    Q, K = ap.masking_example(seed=0, lengths=(6, 4, 2))
+    Q, K = nb04.masking_example(seed=0, lengths=(6, 4, 2))
     assert Q.shape == K.shape == (3, 6, 4)
     assert 0.3 < Q.var() < 3  # entries of variance about 1: weights not saturated
 
@@ -65,47 +63,47 @@ def test_masking_example_shapes_and_scale():
 # --- leak test and the buggy variants -----------------------------------------------
 
 def test_correct_causal_attention_does_not_leak(seed_example):
-    change = ap.leak_test(ap.causal_attention, *seed_example, position=3, rng=np.random.default_rng(1))
+    change = nb04.leak_test(nb04.causal_attention, *seed_example, position=3, rng=np.random.default_rng(1))
     assert change.shape == (4,)
     assert np.all(change[:3] == 0) and change[3] > 0
 
 
 @pytest.mark.parametrize("t", [1, 2])
 def test_leak_test_changes_only_from_the_changed_position_on(seed_example, t):
-    change = ap.leak_test(ap.causal_attention, *seed_example, position=t, rng=np.random.default_rng(4))
+    change = nb04.leak_test(nb04.causal_attention, *seed_example, position=t, rng=np.random.default_rng(4))
     assert np.all(change[:t] == 0) and np.all(change[t:] > 0)
 
 
-@pytest.mark.parametrize("bug", [ap.bug_causal_mask_on_values, ap.bug_causal_mask_after_softmax])
+@pytest.mark.parametrize("bug", [nb04.bug_causal_mask_on_values, nb04.bug_causal_mask_after_softmax])
 def test_causal_bugs_leak(seed_example, bug):
-    change = ap.leak_test(bug, *seed_example, position=3, rng=np.random.default_rng(1))
+    change = nb04.leak_test(bug, *seed_example, position=3, rng=np.random.default_rng(1))
     assert np.all(change[:3] > 1e-3)
 
 
 def test_no_mask_leaks_too(seed_example):
     def unmasked(Q, K, V):
         return ac.scaled_dot_product_attention(Q, K, V)[0]
-    assert ap.leak_test(unmasked, *seed_example, 3, np.random.default_rng(1))[:3].min() > 0
+    assert nb04.leak_test(unmasked, *seed_example, 3, np.random.default_rng(1))[:3].min() > 0
 
 
 def test_causal_attention_equals_core_and_bug_rows_do_not_sum_to_one(seed_example):
     X, W_Q, W_K, W_V = seed_example
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V
-    assert np.allclose(ap.causal_attention(Q, K, V),
+    assert np.allclose(nb04.causal_attention(Q, K, V),
                        ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(4))[0])
     A_bug = ac.softmax(Q @ K.T / np.sqrt(3)) * np.isfinite(ac.causal_mask(4))
-    assert np.allclose(ap.bug_causal_mask_after_softmax(Q, K, V), A_bug @ V)
+    assert np.allclose(nb04.bug_causal_mask_after_softmax(Q, K, V), A_bug @ V)
     assert np.all(A_bug.sum(axis=1)[:3] < 1)
 
 
 def test_padding_leak_test(padded_batch):
     X_b, W_Q, W_K, W_V, lengths = padded_batch
-    ok = ap.leak_test(ap.padded_attention, X_b, W_Q, W_K, W_V, (1, 3), np.random.default_rng(1),
+    ok = nb04.leak_test(nb04.padded_attention, X_b, W_Q, W_K, W_V, (1, 3), np.random.default_rng(1),
                       lengths=lengths)
     assert ok.shape == (3, 4)
     assert np.all(ok[1, :3] == 0) and np.all(ok[[0, 2]] == 0) and ok[1, 3] > 0
-    for bug in (ap.bug_padding_on_values, ap.bug_padding_on_queries):
-        bad = ap.leak_test(bug, X_b, W_Q, W_K, W_V, (1, 3), np.random.default_rng(1), lengths=lengths)
+    for bug in (nb04.bug_padding_on_values, nb04.bug_padding_on_queries):
+        bad = nb04.leak_test(bug, X_b, W_Q, W_K, W_V, (1, 3), np.random.default_rng(1), lengths=lengths)
         assert bad[1, 1] > 1e-3, bug.__name__  # a real position of item 1 moved
         assert np.all(bad[[0, 2]] == 0)  # other batch items are untouched either way
 
@@ -114,30 +112,30 @@ def test_padding_on_queries_lets_real_queries_see_padding(padded_batch):
     X_b, W_Q, W_K, W_V, lengths = padded_batch
     Q, K, V = X_b @ W_Q, X_b @ W_K, X_b @ W_V
     unmasked = ac.scaled_dot_product_attention(Q, K, V)[0]
-    assert np.allclose(ap.bug_padding_on_queries(Q, K, V, lengths), unmasked)
+    assert np.allclose(nb04.bug_padding_on_queries(Q, K, V, lengths), unmasked)
 
 
 # --- figures ----------------------------------------------------------------------------
 
 def test_plot_mask_patterns_grey_cells_are_blocked():
-    fig = ap.plot_mask_patterns(lengths=(6, 4, 2), seed=0)
+    fig = nb04.plot_mask_patterns(lengths=(6, 4, 2), seed=0)
     assert len(fig.axes) == 3 * 4 + 1  # 12 panels and a colorbar
     assert fig.get_suptitle()
     both_item2 = fig.axes[2 * 4 + 3]
     W = both_item2.images[0].get_array()
-    assert np.array_equal(np.ma.getmaskarray(W), ~np.isfinite(ap.mask_for("both", 6, (6, 4, 2), 2)))
+    assert np.array_equal(np.ma.getmaskarray(W), ~np.isfinite(nb04.mask_for("both", 6, (6, 4, 2), 2)))
     assert np.allclose(W.sum(axis=1), 1)
 
 
 def test_live_mask_update_text_and_artists():
-    live = ap.LiveMask()
+    live = nb04.LiveMask()
     text = live.update(position=3, mask="both", item=1)
     assert text.splitlines()[:2] == ["mask both, batch item 1 (length 4), query 3",
                                      "may attend to keys [0, 1, 2, 3]"]
     heights = np.array([b.get_height() for b in live.bars])
     assert np.isclose(heights.sum(), 1) and np.all(heights[4:] == 0)
-    Q, K = ap.masking_example(0, (6, 4, 2))
-    M = ap.mask_for("both", 6, (6, 4, 2), 1)
+    Q, K = nb04.masking_example(0, (6, 4, 2))
+    M = nb04.mask_for("both", 6, (6, 4, 2), 1)
     A = ac.attention_weights(Q[1], K[1], M)
     assert np.allclose(heights, A[3])
     grey = np.array([b.get_height() for b in live.blocked])  # blocked keys 4, 5 get a grey column
@@ -150,7 +148,7 @@ def test_live_mask_update_text_and_artists():
 
 
 def test_live_mask_renders_png_without_new_artists():
-    live = ap.LiveMask()
+    live = nb04.LiveMask()
     bars, image = list(live.bars), live.im
     text, png = live.render(position=2, mask="none", item=0)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and "query 2" in text
@@ -163,7 +161,7 @@ def test_live_mask_blitted_frame_matches_a_full_draw():
     def pixels(png):
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
 
-    live = ap.LiveMask()
+    live = nb04.LiveMask()
     # the bar panel (the image panel's edge differs by a few levels in 6 pixels: image compositing)
     x0, y0, x1, y1 = live.ax_bar.bbox.extents.astype(int)
     height = live.fig.canvas.get_width_height()[1]
@@ -192,22 +190,22 @@ def _causal_variants(n):
 
 @pytest.mark.parametrize("key", list(_causal_variants(5)))
 def test_check_causal_mask_recognises_each_mistake(key):
-    v = sc.check_causal_mask(_causal_variants(5)[key], n=5)
+    v = nb04.check_causal_mask(_causal_variants(5)[key], n=5)
     assert v.mistake == key
-    assert v.status == (sc.CORRECT if key is None else sc.MISTAKE)
+    assert v.status == (checks.CORRECT if key is None else checks.MISTAKE)
 
 
 def test_check_causal_mask_unanswered_and_wrong():
-    assert sc.check_causal_mask(..., n=5).status == sc.UNANSWERED
-    assert sc.check_causal_mask(np.zeros((5, 5)), n=5).status == sc.WRONG
-    assert sc.check_causal_mask(ac.causal_mask(4), n=5).status == sc.WRONG
+    assert nb04.check_causal_mask(..., n=5).status == checks.UNANSWERED
+    assert nb04.check_causal_mask(np.zeros((5, 5)), n=5).status == checks.WRONG
+    assert nb04.check_causal_mask(ac.causal_mask(4), n=5).status == checks.WRONG
 
 
 def test_check_causal_mask_explains_nan_and_finfo_min():
     with np.errstate(invalid="ignore"):
-        v = sc.check_causal_mask(np.triu(np.ones((5, 5)), 1) * -np.inf, n=5)
+        v = nb04.check_causal_mask(np.triu(np.ones((5, 5)), 1) * -np.inf, n=5)
     assert "0 x -inf is NaN" in v.message and "np.where(" in v.message
-    v = sc.check_causal_mask(np.where(np.triu(np.ones((5, 5)), 1) > 0, np.finfo(float).min, 0.0), 5)
+    v = nb04.check_causal_mask(np.where(np.triu(np.ones((5, 5)), 1) > 0, np.finfo(float).min, 0.0), 5)
     assert "np.finfo(float).min instead of -inf" in v.message and "uniform" in v.message
 
 
@@ -216,21 +214,21 @@ def test_weights_check_recognises_mask_mistakes(seed_example):
     Q, K = X @ W_Q, X @ W_K
     M = ac.causal_mask(4)
     unmasked = ac.softmax(Q @ K.T / np.sqrt(3))
-    assert sc.check_weights(ac.softmax(Q @ K.T / np.sqrt(3) + M), Q, K, mask=M).ok
-    assert sc.check_weights(unmasked * np.isfinite(M), Q, K, mask=M).mistake == "mask_after_softmax"
-    assert sc.check_weights(unmasked, Q, K, mask=M).mistake == "mask_missing"
-    assert sc.check_weights(ac.softmax(Q @ K.T + M), Q, K, mask=M).mistake == "no_scaling"
+    assert checks.check_weights(ac.softmax(Q @ K.T / np.sqrt(3) + M), Q, K, mask=M).ok
+    assert checks.check_weights(unmasked * np.isfinite(M), Q, K, mask=M).mistake == "mask_after_softmax"
+    assert checks.check_weights(unmasked, Q, K, mask=M).mistake == "mask_missing"
+    assert checks.check_weights(ac.softmax(Q @ K.T + M), Q, K, mask=M).mistake == "no_scaling"
 
 
 def test_attention_check_recognises_masking_v(padded_batch):
     X_b, W_Q, W_K, W_V, lengths = padded_batch
     Q, K, V = X_b @ W_Q, X_b @ W_K, X_b @ W_V
     P = ac.padding_mask(lengths, m=4)
-    assert sc.check_attention(ap.padded_attention(Q, K, V, lengths), Q, K, V, mask=P).ok
+    assert checks.check_attention(nb04.padded_attention(Q, K, V, lengths), Q, K, V, mask=P).ok
     unmasked = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(3))
     masked_v = (unmasked * np.isfinite(P)) @ V
-    assert sc.check_attention(masked_v, Q, K, V, mask=P).mistake == "mask_on_values"
-    assert sc.check_attention(..., Q, K, V, mask=P).status == sc.UNANSWERED
+    assert checks.check_attention(masked_v, Q, K, V, mask=P).mistake == "mask_on_values"
+    assert checks.check_attention(..., Q, K, V, mask=P).status == checks.UNANSWERED
 
 
 # --- the committed notebook ------------------------------------------------------------------

@@ -6,30 +6,30 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks
+from course import nb05_multi_head_attention as nb05
 
 
 def test_divisors():
-    assert ap.divisors(12) == [1, 2, 3, 4, 6, 12]
-    assert ap.divisors(7) == [1, 7]
+    assert nb05.divisors(12) == [1, 2, 3, 4, 6, 12]
+    assert nb05.divisors(7) == [1, 7]
 
 
 def test_head_weights_row_one_heatmap_per_head():
     w = ac.softmax(np.random.default_rng(0).normal(size=(3, 4, 4)))
-    fig = ap.head_weights_row(w, ["a", "b", "c"], labels=list("wxyz"), suptitle="t")
+    fig = nb05.head_weights_row(w, ["a", "b", "c"], labels=list("wxyz"), suptitle="t")
     assert len(fig.axes) == 3
     assert [ax.get_title() for ax in fig.axes] == ["a", "b", "c"]
     assert np.allclose(fig.axes[1].images[0].get_array(), w[1])
     plt.close(fig)
     with pytest.raises(ValueError, match="one title per head"):
-        ap.head_weights_row(w, ["a"])
+        nb05.head_weights_row(w, ["a"])
     with pytest.raises(ValueError, match=r"\(h, n, m\)"):
-        ap.head_weights_row(w[0], ["a"])
+        nb05.head_weights_row(w[0], ["a"])
 
 
 def test_head_count_demo_is_seeded_and_square():
-    a, b = ap.head_count_demo(), ap.head_count_demo()
+    a, b = nb05.head_count_demo(), nb05.head_count_demo()
     assert a["X"].shape == (6, 12)
     for k in ("W_Q", "W_K", "W_V", "W_O"):
         assert a[k].shape == (12, 12)
@@ -38,7 +38,7 @@ def test_head_count_demo_is_seeded_and_square():
 
 @pytest.mark.parametrize("h", [1, 2, 3, 4, 6, 12])
 def test_live_head_count_shows_h_heads_with_the_core_weights(h):
-    live = ap.LiveHeadCount()
+    live = nb05.LiveHeadCount()
     text = live.update(h=h)
     d = live.data
     _, w = ac.multi_head_attention(d["X"], d["X"], d["W_Q"], d["W_K"], d["W_V"], d["W_O"], h)
@@ -55,8 +55,8 @@ def test_live_head_count_shows_h_heads_with_the_core_weights(h):
 
 
 def test_live_head_count_axes_stay_inside_the_figure():
-    live = ap.LiveHeadCount()
-    for h in ap.divisors(12):
+    live = nb05.LiveHeadCount()
+    for h in nb05.divisors(12):
         live.update(h=h)
         for ax in live.axes[:h]:
             x0, y0, w, hgt = ax.get_position().bounds
@@ -64,7 +64,7 @@ def test_live_head_count_axes_stay_inside_the_figure():
 
 
 def test_live_head_count_update_after_fewer_heads_hides_the_rest():
-    live = ap.LiveHeadCount()
+    live = nb05.LiveHeadCount()
     live.update(h=12)
     live.update(h=2)
     assert sum(ax.get_visible() for ax in live.axes) == 2
@@ -72,11 +72,11 @@ def test_live_head_count_update_after_fewer_heads_hides_the_rest():
 
 def test_live_head_count_rejects_non_divisors():
     with pytest.raises(ValueError, match="must divide d_model = 12"):
-        ap.LiveHeadCount().update(h=5)
+        nb05.LiveHeadCount().update(h=5)
 
 
 def test_head_weights_by_h_draws_sum_of_hs_heatmaps():
-    fig = ap.head_weights_by_h(ap.head_count_demo(), hs=(1, 2, 4))
+    fig = nb05.head_weights_by_h(nb05.head_count_demo(), hs=(1, 2, 4))
     shown = [ax for ax in fig.axes if ax.get_visible() and ax.images]
     assert len(shown) == 1 + 2 + 4
     plt.close(fig)
@@ -86,8 +86,8 @@ def test_head_weights_by_h_draws_sum_of_hs_heatmaps():
 
 def test_param_count_correct_for_every_h():
     for h in (1, 2, 8, 64):
-        v = sc.check_mha_param_count(4 * 512 ** 2, d_model=512, h=h)
-        assert v.status == sc.CORRECT, v.message
+        v = nb05.check_mha_param_count(4 * 512 ** 2, d_model=512, h=h)
+        assert v.status == checks.CORRECT, v.message
 
 
 @pytest.mark.parametrize("value, key", [
@@ -97,30 +97,30 @@ def test_param_count_correct_for_every_h():
     (4 * 512 ** 2 + 4 * 512, "with_biases"),
 ])
 def test_param_count_names_each_mistake(value, key):
-    v = sc.check_mha_param_count(value, d_model=512, h=8)
-    assert v.status == sc.MISTAKE and v.mistake == key, v.message
+    v = nb05.check_mha_param_count(value, d_model=512, h=8)
+    assert v.status == checks.MISTAKE and v.mistake == key, v.message
 
 
 def test_param_count_unanswered_wrong_and_bad_type():
-    assert sc.check_mha_param_count(..., 512, 8).status == sc.UNANSWERED
-    assert "Not answered yet" in repr(sc.check_mha_param_count(..., 512, 8))
-    assert sc.check_mha_param_count(12345, 512, 8).status == sc.WRONG
-    assert sc.check_mha_param_count("1048576", 512, 8).status == sc.WRONG
-    assert sc.check_mha_param_count(True, 512, 8).status == sc.WRONG
+    assert nb05.check_mha_param_count(..., 512, 8).status == checks.UNANSWERED
+    assert "Not answered yet" in repr(nb05.check_mha_param_count(..., 512, 8))
+    assert nb05.check_mha_param_count(12345, 512, 8).status == checks.WRONG
+    assert nb05.check_mha_param_count("1048576", 512, 8).status == checks.WRONG
+    assert nb05.check_mha_param_count(True, 512, 8).status == checks.WRONG
 
 
 def test_param_count_with_h_1_does_not_call_a_right_answer_a_mistake():
     # with h = 1, "counted h times" equals the right count: it must be CORRECT, not a mistake
-    v = sc.check_mha_param_count(4 * 16 ** 2, d_model=16, h=1)
-    assert v.status == sc.CORRECT
+    v = nb05.check_mha_param_count(4 * 16 ** 2, d_model=16, h=1)
+    assert v.status == checks.CORRECT
 
 
 def test_W_O_question_of_the_notebook_separates_every_mistake():
     # d_model = 16, h = 4, d_k = 3, d_v = 5: every classic W_O mistake gives a different shape
-    assert sc.check_W_O_shape((20, 16), 16, 4, 3, 5).status == sc.CORRECT
+    assert nb05.check_W_O_shape((20, 16), 16, 4, 3, 5).status == checks.CORRECT
     for shape, key in (((12, 16), "W_O_uses_d_k"), ((16, 20), "W_O_transposed"),
                        ((5, 16), "W_O_single_head")):
-        assert sc.check_W_O_shape(shape, 16, 4, 3, 5).mistake == key
+        assert nb05.check_W_O_shape(shape, 16, 4, 3, 5).mistake == key
 
 
 def test_multi_head_question_of_the_notebook():
@@ -128,10 +128,10 @@ def test_multi_head_question_of_the_notebook():
     X_q = rng.normal(size=(3, 4))
     P = ac.init_attention_params(4, 2, rng)
     right, _ = ac.multi_head_attention(X_q, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
-    assert sc.check_multi_head(right, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2).ok
+    assert nb05.check_multi_head(right, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2).ok
     Q, K, V = (ac.split_heads(X_q @ W, 2) for W in (P.W_Q, P.W_K, P.W_V))
     no_W_O = ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V)[0])
-    v = sc.check_multi_head(no_W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
+    v = nb05.check_multi_head(no_W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
     assert v.mistake == "no_W_O"
 
 
@@ -141,10 +141,10 @@ def test_multi_head_check_names_the_wide_scale_and_the_missing_split():
     P = ac.init_attention_params(4, 2, rng)  # d_model = h*d_k = 4, d_k = 2
     Q, K, V = (ac.split_heads(X_q @ W, 2) for W in (P.W_Q, P.W_K, P.W_V))
     heads = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4)) @ V  # sqrt(d_model) per head
-    v = sc.check_multi_head(ac.merge_heads(heads) @ P.W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
+    v = nb05.check_multi_head(ac.merge_heads(heads) @ P.W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
     assert v.mistake == "mha_scaled_by_d_model" and "sqrt(d_k) = sqrt(2)" in v.message, v.message
     one_head = ac.scaled_dot_product_attention(X_q @ P.W_Q, X_q @ P.W_K, X_q @ P.W_V)[0] @ P.W_O
-    v = sc.check_multi_head(np.round(one_head, 4), X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
+    v = nb05.check_multi_head(np.round(one_head, 4), X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
     assert v.mistake == "mha_not_split", v.message
 
 
@@ -154,17 +154,35 @@ def test_multi_head_check_names_a_scale_of_h_times_d_k_when_it_is_not_d_model():
     W_O = rng.normal(size=(4, 6))
     Q, K, V = (ac.split_heads(X @ W, 2) for W in (W_Q, W_K, W_V))
     heads = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4)) @ V
-    v = sc.check_multi_head(ac.merge_heads(heads) @ W_O, X, W_Q, W_K, W_V, W_O, 2)
+    v = nb05.check_multi_head(ac.merge_heads(heads) @ W_O, X, W_Q, W_K, W_V, W_O, 2)
     assert v.mistake == "mha_scaled_by_h_d_k" and "sqrt(h*d_k) = sqrt(4)" in v.message, v.message
     no_W_O = ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V)[0])  # (n, h*d_v) = (3, 4)
-    assert sc.check_multi_head(no_W_O, X, W_Q, W_K, W_V, W_O, 2).mistake == "no_W_O"
+    assert nb05.check_multi_head(no_W_O, X, W_Q, W_K, W_V, W_O, 2).mistake == "no_W_O"
 
 
 def test_W_O_explanation_starts_with_a_capital():
-    v = sc.check_W_O_shape((16, 20), 16, 4, 3, 5)
+    v = nb05.check_W_O_shape((16, 20), 16, 4, 3, 5)
     assert "With row vectors" in v.message
 
 
 def test_param_count_given_as_a_string_says_so():
-    v = sc.check_mha_param_count("1,048,576", 512, 8)
-    assert v.status == sc.WRONG and "string" in v.message and "answer = 1048576" in v.message
+    v = nb05.check_mha_param_count("1,048,576", 512, 8)
+    assert v.status == checks.WRONG and "string" in v.message and "answer = 1048576" in v.message
+
+
+def test_W_O_shape_mistakes():
+    assert nb05.check_W_O_shape((16, 12), d_model=12, h=2, d_k=4, d_v=8).ok
+    assert nb05.check_W_O_shape((8, 12), 12, 2, 4, 8).mistake == "W_O_uses_d_k"
+    assert nb05.check_W_O_shape((12, 16), 12, 2, 4, 8).mistake == "W_O_transposed"
+    assert nb05.check_W_O_shape((8, 12), 12, 2, 6, 8).mistake == "W_O_single_head"
+    assert nb05.check_W_O_shape(..., 12, 2, 4, 8).status == checks.UNANSWERED
+    assert nb05.check_W_O_shape("ab", 12, 2, 4, 8).status == checks.WRONG
+
+
+def test_multi_head_without_W_O_is_named():
+    X = np.random.default_rng(7).normal(size=(3, 4))
+    p = ac.init_attention_params(4, 2, np.random.default_rng(8))
+    right, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2)
+    assert nb05.check_multi_head(right, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).ok
+    heads, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, np.eye(4), 2)
+    assert nb05.check_multi_head(heads, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).mistake == "no_W_O"

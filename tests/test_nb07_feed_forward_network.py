@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks
+from course import nb07_feed_forward_network as nb07
+from course.live import interactive
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "07_feed_forward_network.ipynb"
 
@@ -35,8 +35,8 @@ def test_row_influence_is_diagonal_for_ffn_and_full_for_attention():
     X = rng.normal(size=(5, 4))
     f = _random_ffn(4, 16, 1)
     a = ac.init_attention_params(4, 2, rng)
-    infl_f = ap.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
-    infl_a = ap.row_influence(lambda Z: ac.multi_head_attention(Z, Z, a.W_Q, a.W_K, a.W_V, a.W_O,
+    infl_f = nb07.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
+    infl_a = nb07.row_influence(lambda Z: ac.multi_head_attention(Z, Z, a.W_Q, a.W_K, a.W_V, a.W_O,
                                                                 2)[0], X)
     assert infl_f.shape == infl_a.shape == (5, 5)
     assert np.all(infl_f[~np.eye(5, dtype=bool)] == 0.0)
@@ -47,7 +47,7 @@ def test_row_influence_is_diagonal_for_ffn_and_full_for_attention():
 def test_row_influence_matches_closed_form_diagonal_block():
     f = _random_ffn(3, 12, 2)
     X = np.random.default_rng(3).normal(size=(4, 3))
-    infl = ap.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
+    infl = nb07.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
     for i in range(4):
         D = np.diag((X[i] @ f.W_1 + f.b_1 > 0).astype(float))
         assert np.isclose(np.linalg.norm(f.W_1 @ D @ f.W_2), infl[i, i], rtol=1e-6)
@@ -55,35 +55,35 @@ def test_row_influence_matches_closed_form_diagonal_block():
 
 def test_convex_hull_of_a_square_with_inner_point():
     P = np.array([[0, 0], [1, 0], [0.5, 0.5], [1, 1], [0, 1]], dtype=float)
-    idx = ap.convex_hull_2d(P)
+    idx = nb07.convex_hull_2d(P)
     assert sorted(idx.tolist()) == [0, 1, 3, 4]
     hull = P[idx]
     signed_area = 0.5 * np.sum(hull[:, 0] * np.roll(hull[:, 1], -1) - np.roll(hull[:, 0], -1) * hull[:, 1])
     assert signed_area == pytest.approx(1.0)  # counter-clockwise, area of the unit square
-    inside = ap.inside_convex_hull(np.array([[0.5, 0.5], [1.0, 0.5], [1.1, 0.5], [-0.01, 0.0]]), hull)
+    inside = nb07.inside_convex_hull(np.array([[0.5, 0.5], [1.0, 0.5], [1.1, 0.5], [-0.01, 0.0]]), hull)
     assert inside.tolist() == [True, True, False, False]
     with pytest.raises(ValueError):
-        ap.convex_hull_2d(P[:2])
+        nb07.convex_hull_2d(P[:2])
 
 
 def test_attention_outputs_stay_in_hull_and_ffn_outputs_need_not():
     V = np.array([[0.0, 0.0], [3.0, 0.5], [2.0, 2.5], [0.5, 2.0]])
     A = ac.softmax(3.0 * np.random.default_rng(1).normal(size=(500, 4)))
-    hull = V[ap.convex_hull_2d(V)]
-    assert ap.inside_convex_hull(A @ V, hull).all()
-    assert not ap.inside_convex_hull(np.array([[3.0, 2.5]]), hull)[0]
+    hull = V[nb07.convex_hull_2d(V)]
+    assert nb07.inside_convex_hull(A @ V, hull).all()
+    assert not nb07.inside_convex_hull(np.array([[3.0, 2.5]]), hull)[0]
 
 
 def test_ffn_kinks_at_hidden_unit_switches():
     # d_model = 2, two units: unit 0 switches at x_1 = 0, unit 1 at x_1 = 0.5
     f = ac.FFNParams(W_1=np.array([[1.0, 1.0], [0.0, 0.0]]), b_1=np.array([0.0, -0.5]),
                      W_2=np.eye(2), b_2=np.zeros(2))
-    kinks = ap.ffn_kinks(f, [-1.0, 0.0], [1.0, 0.0], num=2001)
+    kinks = nb07.ffn_kinks(f, [-1.0, 0.0], [1.0, 0.0], num=2001)
     assert np.allclose(kinks, [0.5, 0.75], atol=1e-3)  # x_1(t) = -1 + 2t
 
 
 def test_live_ffn_1d_numbers():
-    live = ap.LiveFFN1D(FFN_1D)
+    live = nb07.LiveFFN1D(FFN_1D)
     text = live.update(x=1.5)
     assert "z = x W_1 + b_1 = [+1.50, -2.00, +1.00, +1.75]" in text
     assert "units on: 3 of 4" in text
@@ -98,24 +98,24 @@ def test_live_ffn_1d_numbers():
 
 def test_live_ffn_1d_rejects_wider_models():
     with pytest.raises(ValueError, match="d_model = 1"):
-        ap.LiveFFN1D(_random_ffn(2, 4, 0))
+        nb07.LiveFFN1D(_random_ffn(2, 4, 0))
 
 
 def test_interactive_wires_the_slider():
     import ipywidgets as widgets
-    live = ap.LiveFFN1D(FFN_1D)
+    live = nb07.LiveFFN1D(FFN_1D)
     slider = widgets.SelectionSlider(options=[-1.0, 0.5, 1.5], value=0.5, description="x")
-    box = ap.interactive(live, x=slider)
+    box = interactive(live, x=slider)
     slider.value = 1.5
     assert "units on: 3 of 4" in box.children[1].value
 
 
 @pytest.mark.parametrize("make", [
-    lambda: ap.locality_figure(np.zeros((5, 4)), np.ones((5, 4)), changed=2),
-    lambda: ap.influence_figure(np.eye(3), np.ones((3, 3))),
-    lambda: ap.convex_hull_figure(np.array([[0, 0], [1, 0], [0, 1.0]]), np.array([[0.2, 0.2]])),
-    lambda: ap.bent_line_figure(_random_ffn(2, 8, 3), [-2.0, -1.0], [2.0, 1.5]),
-    lambda: ap.ffn_1d_figure(FFN_1D),
+    lambda: nb07.locality_figure(np.zeros((5, 4)), np.ones((5, 4)), changed=2),
+    lambda: nb07.influence_figure(np.eye(3), np.ones((3, 3))),
+    lambda: nb07.convex_hull_figure(np.array([[0, 0], [1, 0], [0, 1.0]]), np.array([[0.2, 0.2]])),
+    lambda: nb07.bent_line_figure(_random_ffn(2, 8, 3), [-2.0, -1.0], [2.0, 1.5]),
+    lambda: nb07.ffn_1d_figure(FFN_1D),
 ])
 def test_static_figures_draw(make):
     fig = make()
@@ -128,45 +128,45 @@ def test_static_figures_draw(make):
 # --- self-checks ---------------------------------------------------------------
 
 def test_param_count_check():
-    assert sc.ffn_param_count(512, 2048) == 2_099_712
-    assert sc.check_ffn_param_count(..., 512, 2048).status == sc.UNANSWERED
-    assert sc.check_ffn_param_count(2 * 512 * 2048 + 2048 + 512, 512, 2048).ok
+    assert nb07.ffn_param_count(512, 2048) == 2_099_712
+    assert nb07.check_ffn_param_count(..., 512, 2048).status == checks.UNANSWERED
+    assert nb07.check_ffn_param_count(2 * 512 * 2048 + 2048 + 512, 512, 2048).ok
     cases = {2 * 512 * 2048: "ffn_no_biases", 4 * 512 ** 2: "ffn_counted_like_attention",
              2 * 512 * 2048 + 2048: "ffn_one_bias", 2 * 512 * 2048 + 512: "ffn_one_bias",
              2 * 512 ** 2 + 2 * 512: "ffn_square_weights"}
     for answer, key in cases.items():
-        v = sc.check_ffn_param_count(answer, 512, 2048)
-        assert v.status == sc.MISTAKE and v.mistake == key, (answer, v)
-    v = sc.check_ffn_param_count(123, 512, 2048)
-    assert v.status == sc.WRONG and v.mistake is None
-    assert sc.check_ffn_param_count("many", 512, 2048).status == sc.WRONG
-    assert sc.check_ffn_param_count(2.5, 512, 2048).status == sc.WRONG
+        v = nb07.check_ffn_param_count(answer, 512, 2048)
+        assert v.status == checks.MISTAKE and v.mistake == key, (answer, v)
+    v = nb07.check_ffn_param_count(123, 512, 2048)
+    assert v.status == checks.WRONG and v.mistake is None
+    assert nb07.check_ffn_param_count("many", 512, 2048).status == checks.WRONG
+    assert nb07.check_ffn_param_count(2.5, 512, 2048).status == checks.WRONG
 
 
 @pytest.mark.parametrize("answer", ["2099712", "2,099,712"])
 def test_param_count_given_as_a_string_shows_the_number(answer):
-    v = sc.check_ffn_param_count(answer, 512, 2048)
-    assert v.status == sc.WRONG and "is a string" in v.message, v.message
+    v = nb07.check_ffn_param_count(answer, 512, 2048)
+    assert v.status == checks.WRONG and "is a string" in v.message, v.message
     assert "without quotes: answer = 2099712" in v.message
-    assert "without quotes" in sc.check_ffn_param_count("many", 512, 2048).message
+    assert "without quotes" in nb07.check_ffn_param_count("many", 512, 2048).message
 
 
 def test_ffn_output_check_recognises_each_mistake():
     right = np.array([[3.5, -4.0], [0.0, 4.0]])  # worked by hand
     assert np.allclose(ac.feed_forward(X_T, W_1T, B_1T, W_2T, B_2T), right)
-    assert sc.check_ffn_output(..., X_T, W_1T, B_1T, W_2T, B_2T).status == sc.UNANSWERED
-    assert sc.check_ffn_output(right, X_T, W_1T, B_1T, W_2T, B_2T).ok
+    assert nb07.check_ffn_output(..., X_T, W_1T, B_1T, W_2T, B_2T).status == checks.UNANSWERED
+    assert nb07.check_ffn_output(right, X_T, W_1T, B_1T, W_2T, B_2T).ok
     Z = X_T @ W_1T + B_1T
     mistakes = {"ffn_relu_after_W_2": np.maximum(0, Z @ W_2T + B_2T),
                 "ffn_no_relu": Z @ W_2T + B_2T,
                 "ffn_missing_b_1": np.maximum(0, X_T @ W_1T) @ W_2T + B_2T,
                 "ffn_missing_b_2": np.maximum(0, Z) @ W_2T}
     for key, answer in mistakes.items():
-        v = sc.check_ffn_output(answer, X_T, W_1T, B_1T, W_2T, B_2T)
-        assert v.status == sc.MISTAKE and v.mistake == key, (key, v)
-        assert key in sc.MISTAKES
-    v = sc.check_ffn_output(right + 1.0, X_T, W_1T, B_1T, W_2T, B_2T)
-    assert v.status == sc.WRONG
+        v = nb07.check_ffn_output(answer, X_T, W_1T, B_1T, W_2T, B_2T)
+        assert v.status == checks.MISTAKE and v.mistake == key, (key, v)
+        assert key in checks.MISTAKES
+    v = nb07.check_ffn_output(right + 1.0, X_T, W_1T, B_1T, W_2T, B_2T)
+    assert v.status == checks.WRONG
 
 
 # --- notebook hygiene ---------------------------------------------------------------

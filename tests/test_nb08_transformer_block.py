@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks
+from course import nb08_transformer_block as nb08
+from course.live import interactive
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "08_transformer_block.ipynb"
 SRC, TGT = ["私", "は", "猫", "が", "好き"], ["<s>", "I", "like", "cats"]
@@ -30,7 +30,7 @@ def model():
 # --- plots -------------------------------------------------------------------
 
 def test_decoder_attention_maps_match_core(model):
-    out, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    out, self_w, cross_w = nb08.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
     assert np.allclose(out, ac.decode(model["Y"], model["memory"], model["dec"]))
     assert [w.shape for w in self_w] == [(2, 4, 4)] * 2
     assert [w.shape for w in cross_w] == [(2, 4, 5)] * 2
@@ -45,13 +45,13 @@ def test_decoder_attention_maps_first_layer_weights(model):
     s = p.self_attn
     _, w = ac.multi_head_attention(model["Y"], model["Y"], s.W_Q, s.W_K, s.W_V, s.W_O, 2,
                                    ac.causal_mask(4))
-    _, self_w, _ = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    _, self_w, _ = nb08.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
     assert np.allclose(self_w[0], w)
 
 
 def test_live_decoder_attention_text_and_artists(model):
-    _, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
-    live = ap.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
+    _, self_w, cross_w = nb08.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    live = nb08.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
     text = live.update(layer=2, head=1, position=2)
     assert text.startswith("decoder layer 2, head 1, position 2 (like)")
     row_c = ", ".join(f"{k}:{w:.2f}" for k, w in zip(SRC, cross_w[1][1, 2], strict=True))
@@ -69,18 +69,18 @@ def test_live_decoder_attention_text_and_artists(model):
 
 def test_interactive_wires_three_controls(model):
     import ipywidgets as widgets
-    _, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
-    live = ap.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
+    _, self_w, cross_w = nb08.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    live = nb08.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
     pos = widgets.IntSlider(min=0, max=3, value=0, description="t")
-    box = ap.interactive(live, layer=widgets.ToggleButtons(options=[1, 2], value=1),
+    box = interactive(live, layer=widgets.ToggleButtons(options=[1, 2], value=1),
                          head=widgets.ToggleButtons(options=[0, 1], value=0), position=pos)
     pos.value = 3
     assert "position 3 (cats)" in box.children[1].value
 
 
 def test_block_attention_grid_draws(model):
-    _, self_w, cross_w = ap.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
-    fig = ap.block_attention_grid(self_w, cross_w, TGT, SRC, head=1)
+    _, self_w, cross_w = nb08.decoder_attention_maps(model["Y"], model["memory"], model["dec"])
+    fig = nb08.block_attention_grid(self_w, cross_w, TGT, SRC, head=1)
     heatmaps = [ax for ax in fig.axes if ax.images]
     assert len(heatmaps) == 4
     assert np.allclose(heatmaps[1].images[0].get_array(), cross_w[0][1])
@@ -94,36 +94,36 @@ def test_block_attention_grid_draws(model):
 def test_cross_kv_source_check(model):
     memory, X, Y = model["memory"], model["X"], model["Y"]
     A = ac.layer_norm(Y, np.ones(8), np.zeros(8))
-    assert sc.check_cross_kv_source(..., memory, (Y, A), X).status == sc.UNANSWERED
-    assert sc.check_cross_kv_source(memory, memory, (Y, A), X).ok
+    assert nb08.check_cross_kv_source(..., memory, (Y, A), X).status == checks.UNANSWERED
+    assert nb08.check_cross_kv_source(memory, memory, (Y, A), X).ok
     for dec in (Y, A):
-        v = sc.check_cross_kv_source(dec, memory, (Y, A), X)
-        assert v.status == sc.MISTAKE and v.mistake == "kv_from_decoder"
-    v = sc.check_cross_kv_source(X, memory, (Y, A), X)
-    assert v.status == sc.MISTAKE and v.mistake == "kv_from_encoder_input"
-    assert sc.check_cross_kv_source(np.zeros((2, 2)), memory, (Y, A), X).status == sc.WRONG
-    assert sc.check_cross_kv_source("encoder", memory, (Y, A), X).status == sc.WRONG
+        v = nb08.check_cross_kv_source(dec, memory, (Y, A), X)
+        assert v.status == checks.MISTAKE and v.mistake == "kv_from_decoder"
+    v = nb08.check_cross_kv_source(X, memory, (Y, A), X)
+    assert v.status == checks.MISTAKE and v.mistake == "kv_from_encoder_input"
+    assert nb08.check_cross_kv_source(np.zeros((2, 2)), memory, (Y, A), X).status == checks.WRONG
+    assert nb08.check_cross_kv_source("encoder", memory, (Y, A), X).status == checks.WRONG
 
 
 def test_cross_weights_shape_check():
-    assert sc.check_cross_weights_shape(..., 4, 5).status == sc.UNANSWERED
-    assert sc.check_cross_weights_shape((4, 5), 4, 5).ok
-    assert sc.check_cross_weights_shape((2, 4, 5), 4, 5, h=2).ok
-    v = sc.check_cross_weights_shape((5, 4), 4, 5)
-    assert v.status == sc.MISTAKE and v.mistake == "cross_weights_transposed"
-    v = sc.check_cross_weights_shape((2, 5, 4), 4, 5, h=2)
+    assert nb08.check_cross_weights_shape(..., 4, 5).status == checks.UNANSWERED
+    assert nb08.check_cross_weights_shape((4, 5), 4, 5).ok
+    assert nb08.check_cross_weights_shape((2, 4, 5), 4, 5, h=2).ok
+    v = nb08.check_cross_weights_shape((5, 4), 4, 5)
+    assert v.status == checks.MISTAKE and v.mistake == "cross_weights_transposed"
+    v = nb08.check_cross_weights_shape((2, 5, 4), 4, 5, h=2)
     assert v.mistake == "cross_weights_transposed"
     for shape in ((4, 4), (5, 5)):
-        assert sc.check_cross_weights_shape(shape, 4, 5).mistake == "cross_weights_square"
-    assert sc.check_cross_weights_shape((4, 8), 4, 5).status == sc.WRONG
-    assert sc.check_cross_weights_shape("4x5", 4, 5).status == sc.WRONG
+        assert nb08.check_cross_weights_shape(shape, 4, 5).mistake == "cross_weights_square"
+    assert nb08.check_cross_weights_shape((4, 8), 4, 5).status == checks.WRONG
+    assert nb08.check_cross_weights_shape("4x5", 4, 5).status == checks.WRONG
 
 
 def test_cross_weights_shape_of_all_heads_or_a_leading_1():
-    v = sc.check_cross_weights_shape((2, 4, 5), 4, 5)
+    v = nb08.check_cross_weights_shape((2, 4, 5), 4, 5)
     assert v.mistake == "cross_weights_all_heads" and "all h = 2 heads" in v.message
     assert "one head, whose weights are (n, m) = (4, 5)" in v.message
-    v = sc.check_cross_weights_shape((1, 4, 5), 4, 5)
+    v = nb08.check_cross_weights_shape((1, 4, 5), 4, 5)
     assert v.mistake == "cross_weights_leading_1" and "leading 1" in v.message
     assert "(n, m) = (4, 5)" in v.message
 
@@ -133,10 +133,10 @@ def test_layer_norm_check():
     eps = 1e-5
     right = (X - X.mean(1, keepdims=True)) / np.sqrt(X.var(1, keepdims=True) + eps)
     assert np.allclose(right, ac.layer_norm(X, np.ones(4), np.zeros(4)))
-    assert sc.check_layer_norm(..., X).status == sc.UNANSWERED
-    assert sc.check_layer_norm(right, X).ok
+    assert nb08.check_layer_norm(..., X).status == checks.UNANSWERED
+    assert nb08.check_layer_norm(right, X).ok
     no_eps = (X - X.mean(1, keepdims=True)) / X.std(1, keepdims=True)
-    assert sc.check_layer_norm(no_eps, X).ok  # eps is a detail, not a mistake
+    assert nb08.check_layer_norm(no_eps, X).ok  # eps is a detail, not a mistake
     mistakes = {
         "layer_norm_columns": (X - X.mean(0)) / np.sqrt(X.var(0) + eps),
         "layer_norm_unbiased_var": (X - X.mean(1, keepdims=True))
@@ -144,10 +144,10 @@ def test_layer_norm_check():
         "layer_norm_std_only": X / np.sqrt(X.var(1, keepdims=True) + eps),
     }
     for key, answer in mistakes.items():
-        v = sc.check_layer_norm(answer, X)
-        assert v.status == sc.MISTAKE and v.mistake == key, (key, v)
-        assert key in sc.MISTAKES
-    assert sc.check_layer_norm(right + 0.1, X).status == sc.WRONG
+        v = nb08.check_layer_norm(answer, X)
+        assert v.status == checks.MISTAKE and v.mistake == key, (key, v)
+        assert key in checks.MISTAKES
+    assert nb08.check_layer_norm(right + 0.1, X).status == checks.WRONG
 
 
 # --- notebook hygiene ---------------------------------------------------------------

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-import attention_plots as ap
-import selfcheck as sc
+from course import checks
+from course import nb09_cost_of_attention as nb09
+from course.live import interactive
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "09_cost_of_attention.ipynb"
@@ -19,7 +20,7 @@ NOTEBOOK = ROOT / "notebooks" / "09_cost_of_attention.ipynb"
 
 @pytest.mark.parametrize("n, b, per_side", [(64, 8, 8), (48, 32, 2), (300, 7, 43), (16, 64, 1)])
 def test_tiling_counts(n, b, per_side):
-    c = ap.tiling_counts(n, b)
+    c = nb09.tiling_counts(n, b)
     assert c["tiles_per_side"] == per_side
     assert c["tiles"] == per_side ** 2
     assert c["naive_entries_at_once"] == n * n == c["entries_computed"]
@@ -29,7 +30,7 @@ def test_tiling_counts(n, b, per_side):
 
 
 def test_tiling_counts_with_heads_and_float32():
-    c = ap.tiling_counts(1024, 128, h=8, bytes_per_number=4)
+    c = nb09.tiling_counts(1024, 128, h=8, bytes_per_number=4)
     assert c["naive_entries_at_once"] == 8 * 1024 ** 2
     assert c["naive_bytes_at_once"] == 4 * 8 * 1024 ** 2
     assert c["tiled_bytes_at_once"] == 4 * 8 * 128 ** 2
@@ -39,63 +40,63 @@ def test_tiling_counts_with_heads_and_float32():
 @pytest.mark.parametrize("bad", [0, -3, 2.5, True])
 def test_tiling_counts_rejects_bad_sizes(bad):
     with pytest.raises(ValueError, match="positive integer"):
-        ap.tiling_counts(bad, 4)
+        nb09.tiling_counts(bad, 4)
     with pytest.raises(ValueError, match="positive integer"):
-        ap.tiling_counts(16, bad)
+        nb09.tiling_counts(16, bad)
 
 
 def test_tile_grid_is_a_checkerboard_of_tiles():
-    g = ap.tile_grid(6, 2)
+    g = nb09.tile_grid(6, 2)
     assert g.shape == (6, 6)
     assert g[0, 0] == g[1, 1] == g[0, 1] == 0  # same tile
     assert g[0, 2] == 1 and g[2, 0] == 1 and g[2, 2] == 0
-    big = ap.tile_grid(4096, 1024, max_pixels=512)  # downsampled picture, 4 x 4 tiles
+    big = nb09.tile_grid(4096, 1024, max_pixels=512)  # downsampled picture, 4 x 4 tiles
     assert big.shape == (512, 512)
     assert big[0, 0] == 0 and big[0, 128] == 1 and big[128, 128] == 0
 
 
 def test_format_bytes():
-    assert ap.format_bytes(512) == "512 B"
-    assert ap.format_bytes(8 * 1024) == "8.0 KiB"
-    assert ap.format_bytes(128 * 2 ** 20) == "128.0 MiB"
-    assert ap.format_bytes(2 * 2 ** 30) == "2.0 GiB"
+    assert nb09.format_bytes(512) == "512 B"
+    assert nb09.format_bytes(8 * 1024) == "8.0 KiB"
+    assert nb09.format_bytes(128 * 2 ** 20) == "128.0 MiB"
+    assert nb09.format_bytes(2 * 2 ** 30) == "2.0 GiB"
 
 
 def test_loglog_slope():
     n = np.array([100, 200, 400])
-    assert ap.loglog_slope(n, 3.0 * n ** 2) == pytest.approx(2.0)
-    assert ap.loglog_slope(n, 5.0 * n) == pytest.approx(1.0)
+    assert nb09.loglog_slope(n, 3.0 * n ** 2) == pytest.approx(2.0)
+    assert nb09.loglog_slope(n, 5.0 * n) == pytest.approx(1.0)
 
 
 def test_measure_call_sees_numpy_allocations():
-    seconds, peak = ap.measure_call(lambda: np.ones((512, 512)))  # 2 MiB
+    seconds, peak = nb09.measure_call(lambda: np.ones((512, 512)))  # 2 MiB
     assert seconds >= 0
     assert 2 * 2 ** 20 <= peak < 2.2 * 2 ** 20
 
 
 def test_attention_sweep_naive_memory_grows_as_n_squared_tiled_does_not():
     ns = [128, 256, 512]
-    naive = ap.attention_sweep(ns, d_k=16)
-    tiled = ap.attention_sweep(ns, d_k=16, block_size=64)
+    naive = nb09.attention_sweep(ns, d_k=16)
+    tiled = nb09.attention_sweep(ns, d_k=16, block_size=64)
     assert list(naive["n"]) == ns and naive["seconds"].shape == (3,)
     # the naive peak holds at least one n x n float64 matrix and grows as n^2
     assert np.all(naive["peak_bytes"] >= 8 * np.array(ns) ** 2)
-    assert ap.loglog_slope(ns, naive["peak_bytes"]) == pytest.approx(2.0, abs=0.05)
+    assert nb09.loglog_slope(ns, naive["peak_bytes"]) == pytest.approx(2.0, abs=0.05)
     # the tiled peak stays far below one n x n matrix and grows at most linearly
     assert tiled["peak_bytes"][-1] < 8 * 512 ** 2 / 2
-    assert ap.loglog_slope(ns, tiled["peak_bytes"]) < 1.05
+    assert nb09.loglog_slope(ns, tiled["peak_bytes"]) < 1.05
 
 
 def test_attention_sweep_keeps_fastest_time_and_largest_peak(monkeypatch):
     measured = iter([(3.0, 10), (1.0, 30), (2.0, 20)])  # (seconds, peak) of three calls
-    monkeypatch.setattr(ap, "measure_call", lambda call: next(measured))
-    sweep = ap.attention_sweep([8], d_k=4, repeats=3)
+    monkeypatch.setattr(nb09, "measure_call", lambda call: next(measured))
+    sweep = nb09.attention_sweep([8], d_k=4, repeats=3)
     assert sweep["seconds"].tolist() == [1.0] and sweep["peak_bytes"].tolist() == [30]
 
 
 def test_attention_sweep_rejects_zero_repeats():
     with pytest.raises(ValueError, match="repeats must be at least 1, got 0"):
-        ap.attention_sweep([8], repeats=0)
+        nb09.attention_sweep([8], repeats=0)
 
 
 # ---------------------------------------------------------------- figures
@@ -103,7 +104,7 @@ def test_attention_sweep_rejects_zero_repeats():
 def test_cost_loglog_draws_every_sweep_and_reference():
     sweeps = {"a": {"n": np.array([1, 2, 4]), "peak_bytes": np.array([1.0, 4.0, 16.0])},
               "b": {"n": np.array([1, 2, 4]), "peak_bytes": np.array([1.0, 2.0, 4.0])}}
-    fig = ap.cost_loglog(sweeps, "peak_bytes", "bytes", "t", refs={2: "a", 1: "b"})
+    fig = nb09.cost_loglog(sweeps, "peak_bytes", "bytes", "t", refs={2: "a", 1: "b"})
     ax = fig.axes[0]
     lines = ax.get_lines()
     assert len(lines) == 4
@@ -116,7 +117,7 @@ def test_cost_loglog_draws_every_sweep_and_reference():
 
 
 def test_tiling_small_multiples_titles_give_counts():
-    fig = ap.tiling_small_multiples(n=64, block_sizes=(64, 16))
+    fig = nb09.tiling_small_multiples(n=64, block_sizes=(64, 16))
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0].startswith("b = 64: 1 tile\n") and "4,096 entries" in titles[0]
     assert titles[1].startswith("b = 16: 16 tiles\n") and "256 entries" in titles[1]
@@ -124,7 +125,7 @@ def test_tiling_small_multiples_titles_give_counts():
 
 
 def test_live_tiling_update_text_and_artists():
-    live = ap.LiveTiling()
+    live = nb09.LiveTiling()
     text = live.update(n=4096, block_size=128)
     assert text.splitlines() == [
         "n = 4096, block_size = 128: 32 x 32 = 1,024 tiles",
@@ -143,7 +144,7 @@ def test_live_tiling_update_text_and_artists():
 
 
 def test_live_tiling_png_changes_with_the_sliders():
-    live = ap.LiveTiling()
+    live = nb09.LiveTiling()
     _, first = live.render(n=64, block_size=8)
     _, second = live.render(n=64, block_size=32)
     assert first[:8] == b"\x89PNG\r\n\x1a\n" and first != second
@@ -154,8 +155,8 @@ def test_live_tiling_png_changes_with_the_sliders():
 
 def test_live_tiling_in_a_widget():
     widgets = pytest.importorskip("ipywidgets")
-    live = ap.LiveTiling()
-    box = ap.interactive(live, n=widgets.SelectionSlider(options=[16, 64, 256], value=64),
+    live = nb09.LiveTiling()
+    box = interactive(live, n=widgets.SelectionSlider(options=[16, 64, 256], value=64),
                          block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
     box.controls["n"].value = 256
     assert "n = 256, block_size = 8: 32 x 32 = 1,024 tiles" in box.children[1].value
@@ -164,74 +165,74 @@ def test_live_tiling_in_a_widget():
 # ---------------------------------------------------------------- self-checks
 
 def test_check_score_entries():
-    assert sc.check_score_entries(..., n=1024, h=8).status == sc.UNANSWERED
-    assert sc.check_score_entries(8 * 1024 ** 2, n=1024, h=8).ok
+    assert nb09.check_score_entries(..., n=1024, h=8).status == checks.UNANSWERED
+    assert nb09.check_score_entries(8 * 1024 ** 2, n=1024, h=8).ok
     mistakes = {1024 ** 2: "forgot_heads", 8 * 1024 * 64: "size_of_Q", 1024 * 64: "size_of_Q",
                 8 * 2048: "linear_in_n", 2048: "linear_in_n"}
     for answer, key in mistakes.items():
-        v = sc.check_score_entries(answer, n=1024, h=8, d_k=64)
-        assert v.status == sc.MISTAKE and v.mistake == key, (answer, v)
-    assert sc.check_score_entries(12345, n=1024, h=8).status == sc.WRONG
-    assert sc.check_score_entries("many", n=1024, h=8).status == sc.WRONG
+        v = nb09.check_score_entries(answer, n=1024, h=8, d_k=64)
+        assert v.status == checks.MISTAKE and v.mistake == key, (answer, v)
+    assert nb09.check_score_entries(12345, n=1024, h=8).status == checks.WRONG
+    assert nb09.check_score_entries("many", n=1024, h=8).status == checks.WRONG
 
 
 def test_check_score_mib():
-    assert sc.check_score_mib(..., n=4096).status == sc.UNANSWERED
-    assert sc.check_score_mib(128, n=4096).ok
-    assert sc.check_score_mib(128.0, n=4096).ok
+    assert nb09.check_score_mib(..., n=4096).status == checks.UNANSWERED
+    assert nb09.check_score_mib(128, n=4096).ok
+    assert nb09.check_score_mib(128.0, n=4096).ok
     mistakes = {64: "float32_bytes", 134.2: "megabytes", 134.217728: "megabytes",
                 67.1: "float32_bytes", 134217728: "bytes_not_mib", 16: "entries_not_bytes",
                 0.125: "gib_not_mib"}
     for answer, key in mistakes.items():
-        v = sc.check_score_mib(answer, n=4096)
-        assert v.status == sc.MISTAKE and v.mistake == key, (answer, v)
-    assert sc.check_score_mib(100, n=4096).status == sc.WRONG
+        v = nb09.check_score_mib(answer, n=4096)
+        assert v.status == checks.MISTAKE and v.mistake == key, (answer, v)
+    assert nb09.check_score_mib(100, n=4096).status == checks.WRONG
 
 
 def test_check_growth_ratio():
-    assert sc.check_growth_ratio(...).status == sc.UNANSWERED
-    assert sc.check_growth_ratio(4).ok
-    assert sc.check_growth_ratio(2).mistake == "linear_growth"
-    assert sc.check_growth_ratio(8).mistake == "cubic_growth"
-    assert sc.check_growth_ratio(9, factor=3).ok
-    assert sc.check_growth_ratio(3, factor=3).mistake == "linear_growth"
-    assert sc.check_growth_ratio(5).status == sc.WRONG
+    assert nb09.check_growth_ratio(...).status == checks.UNANSWERED
+    assert nb09.check_growth_ratio(4).ok
+    assert nb09.check_growth_ratio(2).mistake == "linear_growth"
+    assert nb09.check_growth_ratio(8).mistake == "cubic_growth"
+    assert nb09.check_growth_ratio(9, factor=3).ok
+    assert nb09.check_growth_ratio(3, factor=3).mistake == "linear_growth"
+    assert nb09.check_growth_ratio(5).status == checks.WRONG
 
 
 def test_check_online_sum():
     r, l, s = 3.0, 1.2, np.array([4.0, 2.0, -1.0])
     r_new = 4.0
     right = l * np.exp(r - r_new) + np.exp(s - r_new).sum()
-    assert sc.check_online_sum(..., r, l, s).status == sc.UNANSWERED
-    assert sc.check_online_sum(right, r, l, s).ok
-    assert sc.check_online_sum(round(right, 4), r, l, s).ok
+    assert nb09.check_online_sum(..., r, l, s).status == checks.UNANSWERED
+    assert nb09.check_online_sum(right, r, l, s).ok
+    assert nb09.check_online_sum(round(right, 4), r, l, s).ok
     wrong = {l + np.exp(s - r_new).sum(): "no_rescale",
              l * np.exp(r_new - r) + np.exp(s - r_new).sum(): "rescale_inverted",
              l + np.exp(s - r).sum(): "old_max_kept"}
     for answer, key in wrong.items():
-        assert sc.check_online_sum(answer, r, l, s).mistake == key
-    assert sc.check_online_sum(0.5, r, l, s).status == sc.WRONG
+        assert nb09.check_online_sum(answer, r, l, s).mistake == key
+    assert nb09.check_online_sum(0.5, r, l, s).status == checks.WRONG
 
 
 def test_a_close_answer_is_asked_for_more_digits():
-    v = sc.check_online_sum(1.58, r=3.0, l=1.2, s_block=[4.0, 2.0, -1.0])  # right: 1.5899
-    assert v.status == sc.WRONG and "within 1%" in v.message and "check the arithmetic, or give more digits" in v.message
+    v = nb09.check_online_sum(1.58, r=3.0, l=1.2, s_block=[4.0, 2.0, -1.0])  # right: 1.5899
+    assert v.status == checks.WRONG and "within 1%" in v.message and "check the arithmetic, or give more digits" in v.message
     assert "Update the maximum" not in v.message
-    v = sc.check_score_entries(48_100_000, n=2000, h=12)  # a count must be exact: no "close"
-    assert v.status == sc.WRONG and "within 1%" not in v.message
+    v = nb09.check_score_entries(48_100_000, n=2000, h=12)  # a count must be exact: no "close"
+    assert v.status == checks.WRONG and "within 1%" not in v.message
 
 
 def test_explanation_starting_with_a_symbol_keeps_its_case():
-    v = sc.check_score_entries(12 * 2000 * 64, n=2000, h=12, d_k=64)
+    v = nb09.check_score_entries(12 * 2000 * 64, n=2000, h=12, d_k=64)
     assert v.mistake == "size_of_Q" and ". n*d_k counts" in v.message, v.message
-    assert ". Every head" in sc.check_score_entries(2000 * 2000, n=2000, h=12).message
+    assert ". Every head" in nb09.check_score_entries(2000 * 2000, n=2000, h=12).message
 
 
 def test_online_sum_gives_the_softmax_normaliser():
     # the check's right answer is the sum the full softmax divides by (against the new max)
     s = np.array([1.0, 3.0, 0.5, 4.0, 2.0, -1.0])
     l1 = np.exp(s[:3] - 3.0).sum()
-    v = sc.check_online_sum(np.exp(s - 4.0).sum(), 3.0, l1, s[3:])
+    v = nb09.check_online_sum(np.exp(s - 4.0).sum(), 3.0, l1, s[3:])
     assert v.ok
 
 

@@ -8,7 +8,10 @@ should not, and keeps the rules that nbval cannot see.
 
 import ast
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,7 +153,7 @@ def test_teaching_notebook_structure(path):
     cells = _cells(path)
     assert "goal" in "".join(_src(c) for c in cells[:3]).lower(), f"{path.name}: no learning goals"
     code = _code(path)
-    widgets = [c for c in code if "ap.interactive(" in _src(c)]
+    widgets = [c for c in code if "interactive(" in _src(c)]
     assert widgets, f"{path.name} has no widget"
     for c in widgets:  # the widget view's model id differs each run: not compared, said why
         assert _src(c).startswith("# NBVAL_IGNORE_OUTPUT\n#"), f"{path.name}: {_src(c)[:80]}"
@@ -166,3 +169,48 @@ def test_teaching_notebook_structure(path):
     assert f"{number - 1:02d}" in links, f"{path.name}: no link back to notebook {number - 1:02d}"
     if path != NOTEBOOKS[-1]:
         assert f"{number + 1:02d}" in links, f"{path.name}: no link on to notebook {number + 1:02d}"
+
+
+# --- one room per notebook: notebook, companion module, test file ------------------------------
+
+COMPANIONS = sorted((ROOT / "course").glob("nb[0-9][0-9]_*.py"))
+NOTEBOOK_TESTS = sorted((ROOT / "tests").glob("test_nb[0-9][0-9]_*.py"))
+
+
+@pytest.mark.parametrize("path", TEACHING, ids=lambda p: p.name)
+def test_every_teaching_notebook_has_its_companion_and_test_file(path):
+    """notebooks/NN_topic.ipynb <-> course/nbNN_topic.py <-> tests/test_nbNN_topic.py."""
+    companion = ROOT / "course" / f"nb{path.stem}.py"
+    tests = ROOT / "tests" / f"test_nb{path.stem}.py"
+    assert companion.exists(), f"{path.name}: its companion course/{companion.name} is missing"
+    assert tests.exists(), f"{path.name}: its test file tests/{tests.name} is missing"
+    first = _src(_code(path)[0])
+    assert f"from course import nb{path.stem} as nb{path.stem[:2]}" in first, (
+        f"{path.name}: the first code cell must import its companion as nb{path.stem[:2]}")
+    assert "figures.use_course_style()" in first, (
+        f"{path.name}: the first code cell must apply the figure style (figures.use_course_style())")
+    others = {m.group(1) for c in _code(path) for m in re.finditer(r"\bcourse\.nb(\d\d)_", _src(c))}
+    others |= {m.group(1) for c in _code(path)
+               for m in re.finditer(r"from course import nb(\d\d)_", _src(c))}
+    assert others <= {path.stem[:2]}, f"{path.name} uses another notebook's companion: {others}"
+
+
+@pytest.mark.parametrize("path", COMPANIONS + NOTEBOOK_TESTS, ids=lambda p: p.name)
+def test_every_companion_and_test_file_belongs_to_a_notebook(path):
+    stem = path.stem.removeprefix("test_").removeprefix("nb")
+    assert (ROOT / "notebooks" / f"{stem}.ipynb").exists(), (
+        f"{path.relative_to(ROOT)} is named after notebooks/{stem}.ipynb, which does not exist")
+
+
+def test_course_modules_change_nothing_on_import():
+    """Importing the companions changes no matplotlib setting: only use_course_style() does."""
+    modules = ["course." + p.stem for p in sorted((ROOT / "course").glob("*.py"))]
+    code = ("import matplotlib; before = dict(matplotlib.rcParams)\n"
+            f"for name in {modules!r}: __import__(name)\n"
+            "changed = sorted(k for k, v in matplotlib.rcParams.items() if before[k] != v)\n"
+            "assert not changed, changed\n"
+            "from course import figures; figures.use_course_style()\n"
+            "assert matplotlib.rcParams['figure.dpi'] == figures.COURSE_STYLE['figure.dpi']\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "MPLBACKEND": "Agg"})
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -1,4 +1,4 @@
-"""The generic self-checks: each classic mistake fed in must be named."""
+"""The shared self-checks and the registry of named mistakes: each classic mistake fed in must be named."""
 
 import re
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-import selfcheck as sc
+from course import checks
 
 rng = np.random.default_rng(7)
 Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
@@ -20,15 +20,15 @@ def S(q=Qs, k=Ks):
 
 
 def test_unanswered_right_and_unknown():
-    assert sc.check_weights(..., Q, K).status == sc.UNANSWERED
-    assert "Not answered yet" in repr(sc.check_weights(..., Q, K))
+    assert checks.check_weights(..., Q, K).status == checks.UNANSWERED
+    assert "Not answered yet" in repr(checks.check_weights(..., Q, K))
     _, w = ac.scaled_dot_product_attention(Q, K, V)
-    assert sc.check_weights(w, Q, K).ok
-    v = sc.check_weights(w + 0.01, Q, K)
-    assert v.status == sc.WRONG and v.mistake is None and "index" in v.message
-    v = sc.check_weights(w[:, :3], Q, K)
-    assert v.status == sc.WRONG and "shape" in v.message
-    assert sc.check_weights("abc", Q, K).status == sc.WRONG
+    assert checks.check_weights(w, Q, K).ok
+    v = checks.check_weights(w + 0.01, Q, K)
+    assert v.status == checks.WRONG and v.mistake is None and "index" in v.message
+    v = checks.check_weights(w[:, :3], Q, K)
+    assert v.status == checks.WRONG and "shape" in v.message
+    assert checks.check_weights("abc", Q, K).status == checks.WRONG
 
 
 @pytest.mark.parametrize("key, wrong", [
@@ -39,9 +39,9 @@ def test_unanswered_right_and_unknown():
     ("transposed_weights", lambda: ac.softmax(S() / np.sqrt(D_K)).T),
 ])
 def test_weight_mistakes_are_named(key, wrong):
-    v = sc.check_weights(wrong(), Qs, Ks)
+    v = checks.check_weights(wrong(), Qs, Ks)
     assert v.mistake == key, v.message
-    assert sc.MISTAKES[key][0] in v.message
+    assert checks.MISTAKES[key].label in v.message
 
 
 @pytest.mark.parametrize("key, wrong", [
@@ -51,7 +51,7 @@ def test_weight_mistakes_are_named(key, wrong):
     ("no_scaling", lambda: ac.softmax(S() + MASK) @ Vs),
 ])
 def test_masked_output_mistakes_are_named(key, wrong):
-    v = sc.check_attention(wrong(), Qs, Ks, Vs, MASK)
+    v = checks.check_attention(wrong(), Qs, Ks, Vs, MASK)
     # zeroing V per query and zeroing weights after softmax give the same numbers:
     # both are reported as the V-masking bug, the one the curriculum names
     expected = "mask_on_values" if key == "mask_after_softmax" else key
@@ -60,39 +60,21 @@ def test_masked_output_mistakes_are_named(key, wrong):
 
 def test_mask_after_softmax_is_named_for_weights():
     wrong = ac.softmax(S() / np.sqrt(D_K)) * np.isfinite(MASK)
-    assert sc.check_weights(wrong, Qs, Ks, MASK).mistake == "mask_after_softmax"
+    assert checks.check_weights(wrong, Qs, Ks, MASK).mistake == "mask_after_softmax"
 
 
 def test_scores_checks():
-    assert sc.check_scores(S(), Qs, Ks).ok
-    assert sc.check_scores(S().T, Qs, Ks).mistake == "transposed_scores"
-    assert sc.check_scores(S() / np.sqrt(D_K), Qs, Ks).mistake == "scaled_too_early"
-
-
-def test_W_O_shape_mistakes():
-    assert sc.check_W_O_shape((16, 12), d_model=12, h=2, d_k=4, d_v=8).ok
-    assert sc.check_W_O_shape((8, 12), 12, 2, 4, 8).mistake == "W_O_uses_d_k"
-    assert sc.check_W_O_shape((12, 16), 12, 2, 4, 8).mistake == "W_O_transposed"
-    assert sc.check_W_O_shape((8, 12), 12, 2, 6, 8).mistake == "W_O_single_head"
-    assert sc.check_W_O_shape(..., 12, 2, 4, 8).status == sc.UNANSWERED
-    assert sc.check_W_O_shape("ab", 12, 2, 4, 8).status == sc.WRONG
-
-
-def test_multi_head_without_W_O_is_named():
-    X = rng.normal(size=(3, 4))
-    p = ac.init_attention_params(4, 2, rng)
-    right, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2)
-    assert sc.check_multi_head(right, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).ok
-    heads, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, np.eye(4), 2)
-    assert sc.check_multi_head(heads, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).mistake == "no_W_O"
+    assert checks.check_scores(S(), Qs, Ks).ok
+    assert checks.check_scores(S().T, Qs, Ks).mistake == "transposed_scores"
+    assert checks.check_scores(S() / np.sqrt(D_K), Qs, Ks).mistake == "scaled_too_early"
 
 
 # --- tolerances and messages --------------------------------------------------
 
 def test_answers_rounded_to_4_decimals_are_correct():
     _, w = ac.scaled_dot_product_attention(Q, K, V)
-    assert sc.check_weights(np.round(w, 4), Q, K).ok
-    assert sc.check_value(0.5403, np.cos(1.0), "cos(1)").ok
+    assert checks.check_weights(np.round(w, 4), Q, K).ok
+    assert checks.check_value(0.5403, np.cos(1.0), "cos(1)").ok
 
 
 def _shown_numbers(message):
@@ -106,8 +88,8 @@ def _shown_numbers(message):
 @pytest.mark.parametrize("answer, expected", [
     (0.10004, 0.1), ([0.5, 0.30002], [0.5, 0.3]), (1e6 + 1, 1e6 + 3), (1.5e9, 1.5e9 + 1e4)])
 def test_wrong_message_shows_two_different_numbers_and_the_tolerance(answer, expected):
-    v = sc.check_value(answer, expected, "x", atol=1e-6)
-    assert v.status == sc.WRONG, v.message
+    v = checks.check_value(answer, expected, "x", atol=1e-6)
+    assert v.status == checks.WRONG, v.message
     shown_expected, shown_got = _shown_numbers(v.message)
     assert shown_expected != shown_got, v.message
     assert "answers within 1e-6 count as correct" in v.message
@@ -115,22 +97,22 @@ def test_wrong_message_shows_two_different_numbers_and_the_tolerance(answer, exp
 
 def test_wrong_message_prints_huge_numbers_compactly():
     blocked = np.triu(np.ones((5, 5), dtype=bool))  # the diagonal too, with the most negative float
-    v = sc.check_value(np.where(blocked, np.finfo(float).min, 0.0), ac.causal_mask(5), "mask")
-    assert v.status == sc.WRONG and len(v.message) < 250, v.message
+    v = checks.check_value(np.where(blocked, np.finfo(float).min, 0.0), ac.causal_mask(5), "mask")
+    assert v.status == checks.WRONG and len(v.message) < 250, v.message
     shown_expected, shown_got = _shown_numbers(v.message)
     assert shown_expected == "-inf" and shown_got.endswith("e+308") and len(shown_got) < 12
 
 
 def test_correct_message_quotes_a_number_and_keeps_an_array_shape():
-    v = sc.check_value(0.5403, np.cos(1.0), "PE(pos=10, dim=3)")
+    v = checks.check_value(0.5403, np.cos(1.0), "PE(pos=10, dim=3)")
     assert v.message == "Correct: the PE(pos=10, dim=3) is 0.540302 (within 1e-4)."
     _, w = ac.scaled_dot_product_attention(Q, K, V)
-    assert "(shape (4, 5), within 1e-4)" in sc.check_weights(w, Q, K).message
+    assert "(shape (4, 5), within 1e-4)" in checks.check_weights(w, Q, K).message
 
 
 def test_a_mistake_within_tolerance_of_the_right_answer_is_never_named():
-    v = sc.check_value(0.5 + 1.5e-4, 0.5, "x", {"near": (0.5 + 5e-5, "label", "why")}, atol=1e-4)
-    assert v.status == sc.WRONG and v.mistake is None, v.message
+    v = checks.check_value(0.5 + 1.5e-4, 0.5, "x", {"near": (0.5 + 5e-5, "label", "why")}, atol=1e-4)
+    assert v.status == checks.WRONG and v.mistake is None, v.message
 
 
 @pytest.mark.parametrize("why, shown", [
@@ -139,17 +121,17 @@ def test_a_mistake_within_tolerance_of_the_right_answer_is_never_named():
     ("d_k = 4", "d_k = 4"), ("0 x -inf", "0 x -inf"), ("a_ij = 1", "a_ij = 1"),
     ("np.where(...)", "np.where(...)"), ("self-attention without", "Self-attention without")])
 def test_only_ordinary_words_are_capitalised(why, shown):
-    assert sc._sentence(why) == shown
+    assert checks.sentence(why) == shown
 
 
 # --- transposed scores ------------------------------------------------------
 
 def test_transposed_scores_are_named_for_non_square_weights():
     right = ac.attention_weights(Q, K)  # (4, 5)
-    assert sc.check_weights(ac.softmax(K @ Q.T / np.sqrt(3)), Q, K).mistake == "transposed_scores"
-    assert sc.check_weights(right.T, Q, K).mistake == "transposed_weights"
+    assert checks.check_weights(ac.softmax(K @ Q.T / np.sqrt(3)), Q, K).mistake == "transposed_scores"
+    assert checks.check_weights(right.T, Q, K).mistake == "transposed_weights"
 
 
 def test_transposed_scores_are_named_for_square_attention():
     wrong = ac.softmax(S().T / np.sqrt(D_K)) @ Vs
-    assert sc.check_attention(wrong, Qs, Ks, Vs).mistake == "transposed_scores"
+    assert checks.check_attention(wrong, Qs, Ks, Vs).mistake == "transposed_scores"

@@ -1,4 +1,4 @@
-"""The shared plotting machinery: LiveFigure, interactive() wiring, heatmap, Japanese glyphs."""
+"""The shared machinery: LiveFigure and interactive() (course.live), the style and heatmap (course.figures)."""
 
 import io
 import warnings
@@ -8,10 +8,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-import attention_plots as ap
+from course import figures, live
 
 
-class Bars(ap.LiveFigure):
+class Bars(live.LiveFigure):
     figsize = (3, 2)
 
     def setup(self):
@@ -27,20 +27,20 @@ class Bars(ap.LiveFigure):
 
 def test_interactive_redraws_text_and_image_on_change():
     slider = widgets.IntSlider(value=1, min=1, max=3)
-    box = ap.interactive(Bars(), k=slider)
+    box = live.interactive(Bars(), k=slider)
     text, image = box.children[1], box.children[2]
     assert "total = 6" in text.value and image.value[:4] == b"\x89PNG"
     before = image.value
     slider.value = 3
     assert "total = 18" in text.value
     assert image.value != before
-    assert box in ap.INTERACTIVES
+    assert any(ref() is box for ref in live.INTERACTIVES)
 
 
 def test_selection_slider_gets_a_read_only_readout_that_follows_it():
     # ipywidgets 8 lets one type into a SelectionSlider's readout and ignores it
     slider = widgets.SelectionSlider(options=[1, 2, 4], value=2, description="k")
-    box = ap.interactive(Bars(), k=slider)
+    box = live.interactive(Bars(), k=slider)
     row = box.children[0].children[0]
     assert isinstance(row, widgets.HBox) and row.children[0] is slider
     label = row.children[1]
@@ -53,29 +53,28 @@ def test_selection_slider_gets_a_read_only_readout_that_follows_it():
 
 def test_int_slider_keeps_its_own_readout():
     slider = widgets.IntSlider(value=1, min=1, max=3)
-    box = ap.interactive(Bars(), k=slider)
+    box = live.interactive(Bars(), k=slider)
     assert box.children[0].children[0] is slider and slider.readout is True
 
 
 def test_live_figure_png_is_a_png_and_text_is_escaped():
-    live = Bars()
-    text, png = live.render(k=2)
+    bars = Bars()
+    text, png = bars.render(k=2)
     assert text == "k = 2, total = 12" and png.startswith(b"\x89PNG")
-    assert ap._escape("a<b>&") == "a&lt;b&gt;&amp;"
+    assert live._escape("a<b>&") == "a&lt;b&gt;&amp;"
 
 
 def test_attention_heatmap_labels_and_bad_shape():
-    fig, im = ap.attention_heatmap(np.full((2, 3), 1 / 3), ["a", "b"], ["x", "y", "z"])
+    fig, im = figures.attention_heatmap(np.full((2, 3), 1 / 3), ["a", "b"], ["x", "y", "z"])
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["x", "y", "z"]
     assert im.get_array().shape == (2, 3)
     plt.close(fig)
     with pytest.raises(ValueError, match="2-D"):
-        ap.attention_heatmap(np.ones(3))
+        figures.attention_heatmap(np.ones(3))
 
 
 def test_japanese_labels_have_glyphs():
-    assert ap.JAPANESE_FONT, "matplotlib-fontja is missing: labels like 猫 would be boxes"
     fig, ax = plt.subplots()
     ax.set_title("注意重み 私 は 猫")
     with warnings.catch_warnings():
@@ -84,7 +83,7 @@ def test_japanese_labels_have_glyphs():
     plt.close(fig)
 
 
-class BlittedBars(ap.LiveFigure):
+class BlittedBars(live.LiveFigure):
     """Bars, their value labels, a title and a line that change; everything else static."""
 
     figsize = (4, 3)

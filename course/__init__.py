@@ -1,0 +1,10 @@
+"""The course's companion code: what the notebooks use besides the maths in attention_core.
+
+- ``course.live``: LiveFigure and interactive(), the machinery behind every slider;
+- ``course.figures``: the course's figure style (use_course_style) and shared drawing helpers;
+- ``course.checks``: Verdict, check_value and the one registry of named mistakes (MISTAKES);
+- ``course.nbNN_topic``: notebook NN's own figures, live figure and self-checks, next to
+  ``notebooks/NN_topic.ipynb`` and tested in ``tests/test_nbNN_topic.py``.
+
+Importing any of them changes no global state.
+"""

@@ -1,0 +1,417 @@
+"""Self-checks: the Verdict a check returns, and the one registry of named mistakes.
+
+A learner writes an answer in code and passes it to a check. The check
+compares it with what ``attention_core`` computes and returns a ``Verdict``
+whose text is shown as the cell's output:
+
+- the answer is still ``...`` (the committed state): "Not answered yet ...";
+- it matches: "Correct ...";
+- it matches what a classic mistake produces (softmax over the wrong axis,
+  scaling after softmax, no scaling, dividing by d_k, masking V instead of the
+  scores, transposed weights, wrong W_O shape, ...): the mistake is named and
+  explained;
+- otherwise: where the largest difference is, and what to look at.
+
+Checks never raise on a wrong answer, so a notebook always runs to the end.
+
+The checks shared by several notebooks (attention weights and outputs) are here;
+each notebook's own checks are in its companion module, course/nbNN_topic.py.
+Every mistake a check can name is an entry of ``MISTAKES``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import NamedTuple
+
+import numpy as np
+
+import attention_core as ac
+
+UNANSWERED = "unanswered"
+CORRECT = "correct"
+MISTAKE = "mistake"
+WRONG = "wrong"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Result of a check: status, the message shown, and the recognised mistake (if any)."""
+
+    status: str
+    message: str
+    mistake: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == CORRECT
+
+    def __repr__(self) -> str:
+        return self.message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class Mistake(NamedTuple):
+    """A classic mistake a check can recognise: where it is taught, its name, and why it is wrong."""
+
+    notebook: str  # "04": the notebook whose checks diagnose it (the teacher's guide groups by it)
+    label: str  # quoted in the verdict: 'this is the classic mistake "<label>"'
+    why: str  # the explanation; {placeholders} are filled in by the check (str.format)
+
+
+# Every named mistake of every check, in one place, built once: checks refer to a mistake by its
+# key and fill in the numbers of the case at hand. A read-only mapping, so nothing can change it.
+MISTAKES: Mapping[str, Mistake] = MappingProxyType({
+    # --- the classic mistakes of scaled dot-product attention (several notebooks) ---
+    "softmax_wrong_axis": Mistake(
+        "03",
+        "softmax over the wrong axis",
+        "softmax must run along each row (over the keys, axis=-1) so that every "
+        "query's weights sum to 1; yours normalises each column (over the queries)."),
+    "scale_after_softmax": Mistake(
+        "03",
+        "scaling after softmax",
+        "divide the scores by sqrt(d_k) BEFORE the softmax; dividing the weights "
+        "afterwards leaves rows that no longer sum to 1 and does not prevent saturation."),
+    "no_scaling": Mistake(
+        "03",
+        "no scaling",
+        "the scores must be divided by sqrt(d_k) before the softmax; without it "
+        "Var[q.k] = d_k and the softmax saturates for large d_k."),
+    "divide_by_d_k": Mistake(
+        "03",
+        "dividing by d_k instead of sqrt(d_k)",
+        "the standard deviation of q.k is sqrt(d_k), so the scale is 1/sqrt(d_k); "
+        "dividing by d_k shrinks the scores too much and flattens the weights."),
+    "mask_on_values": Mistake(
+        "04",
+        "masking V instead of the scores",
+        "the mask must be added to the scores before the softmax; zeroing the "
+        "blocked values leaves the blocked keys in the softmax, so the remaining "
+        "weights no longer sum to 1 and the positions still compete."),
+    "mask_after_softmax": Mistake(
+        "04",
+        "masking after the softmax",
+        "zeroing weights after the softmax leaves rows that do not sum to 1; add the "
+        "mask (0 / -inf) to the scores before the softmax."),
+    "mask_missing": Mistake(
+        "04",
+        "no mask",
+        "this is the unmasked result: add the mask (0 where allowed, -inf where "
+        "not) to the scaled scores before the softmax."),
+    "transposed_weights": Mistake(
+        "02",
+        "transposed weights",
+        "rows are queries and columns are keys: A = softmax(Q K^T / sqrt(d_k)) has shape "
+        "(n, m) and its ROWS sum to 1; yours is the transpose A^T, whose columns sum to 1."),
+    "transposed_scores": Mistake(
+        "02",
+        "transposed scores",
+        "S = Q K^T has shape (n, m), query i and key j at row i, column j; yours starts from "
+        "K Q^T = S^T, shape (m, n), with the keys in the rows."),
+    "W_O_uses_d_k": Mistake(
+        "05",
+        "wrong W_O shape: (h*d_k, d_model)",
+        "W_O multiplies the concatenated VALUE heads, so its first dimension is h*d_v, "
+        "not h*d_k (they differ whenever d_k != d_v)."),
+    "W_O_transposed": Mistake(
+        "05",
+        "wrong W_O shape: transposed",
+        "with row vectors, Concat(heads) (n, h*d_v) @ W_O must give (n, d_model), so W_O "
+        "is (h*d_v, d_model), not (d_model, h*d_v)."),
+    "W_O_single_head": Mistake(
+        "05",
+        "wrong W_O shape: one head's width",
+        "W_O reads all heads at once: its first dimension is h*d_v, not d_v."),
+    "no_W_O": Mistake(
+        "05",
+        "W_O left out",
+        "the concatenated heads (n, h*d_v) must still be multiplied by W_O "
+        "(h*d_v, d_model) to mix the heads and return to d_model."),
+    # --- 01 Q, K, V projections ---
+    "weight_shapes": Mistake(
+        "01",
+        "the shapes of the weight matrices",
+        "(d_model, d_k), (d_model, d_k), (d_model, d_v) are W_Q, W_K, W_V; Q = X W_Q has one "
+        "row per token, so Q and K are (n, d_k) and V is (n, d_v)."),
+    "V_uses_d_k": Mistake(
+        "01",
+        "V with width d_k",
+        "V = X W_V takes its width from W_V, which is (d_model, d_v): V is (n, d_v), and d_v "
+        "need not equal d_k."),
+    "column_convention": Mistake(
+        "01",
+        "the column (transposed) convention",
+        "this course uses row vectors: each token is a ROW, so Q = X W_Q is (n, d_k), not (d_k, n)."),
+    "no_projection": Mistake(
+        "01",
+        "the width of X",
+        "the projections change the width: X is (n, d_model), but Q, K are (n, d_k) and V is "
+        "(n, d_v)."),
+    # --- 02 The worked 3x2 example ---
+    # --- 03 Scaling and softmax saturation ---
+    # --- 04 Masking ---
+    # --- 05 Multi-head attention ---
+    # --- 06 Positional encoding ---
+    # --- 07 Feed-forward network ---
+    "ffn_no_biases": Mistake(
+        "07",
+        "forgetting the biases",
+        "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 also learns b_1 (d_ff numbers) and b_2 "
+        "(d_model numbers): the count is 2 d_model d_ff + d_ff + d_model."),
+    "ffn_one_bias": Mistake(
+        "07",
+        "counting only one of the two biases",
+        "there are two bias vectors, b_1 of shape (d_ff,) and b_2 of shape (d_model,); "
+        "count both."),
+    "ffn_counted_like_attention": Mistake(
+        "07",
+        "counting the FFN like attention (4 d_model^2)",
+        "attention has four d_model x d_model matrices (W_Q, W_K, W_V, W_O); the FFN has two "
+        "matrices, W_1 (d_model, d_ff) and W_2 (d_ff, d_model), with d_ff = 4 d_model, so "
+        "2 d_model d_ff = 8 d_model^2, plus the biases d_ff + d_model."),
+    "ffn_square_weights": Mistake(
+        "07",
+        "using d_model x d_model weights",
+        "the hidden layer is wider than the model: W_1 is (d_model, d_ff), not (d_model, d_model)."),
+    "ffn_relu_after_W_2": Mistake(
+        "07",
+        "the ReLU applied after W_2",
+        "the ReLU acts on the d_ff hidden units, between the two linear maps: "
+        "max(0, x W_1 + b_1), then W_2 and b_2. Applied at the end it clips the output "
+        "to >= 0 and leaves the two linear maps joined into one."),
+    "ffn_no_relu": Mistake(
+        "07",
+        "leaving out the ReLU",
+        "without max(0, .) the two layers collapse into a single linear map "
+        "x (W_1 W_2) + (b_1 W_2 + b_2); the ReLU on the hidden units is the non-linearity."),
+    "ffn_missing_b_1": Mistake(
+        "07",
+        "a missing b_1",
+        "add the hidden bias b_1 before the ReLU: max(0, x W_1 + b_1). It moves where each "
+        "hidden unit switches on."),
+    "ffn_missing_b_2": Mistake(
+        "07",
+        "a missing b_2",
+        "add the output bias b_2 at the very end: ... W_2 + b_2."),
+    # --- 08 The Transformer block ---
+    "kv_from_decoder": Mistake(
+        "08",
+        "taking K and V from the decoder",
+        "in cross-attention (encoder-decoder attention) only the queries come from the decoder; "
+        "the keys and values come from the encoder output (memory), so that every decoder "
+        "position can read the source sentence. K and V from the decoder would just be the "
+        "decoder's self-attention a second time."),
+    "kv_from_encoder_input": Mistake(
+        "08",
+        "taking K and V from the encoder's input embeddings",
+        "K and V come from the encoder's OUTPUT (after its last layer), the same memory for "
+        "every decoder layer, not from the source embeddings."),
+    "cross_weights_transposed": Mistake(
+        "08",
+        "the transposed shape",
+        "rows are queries and columns are keys: the n decoder positions ask and the m encoder "
+        "positions answer, so one head's weights are (n, m), each row summing to 1 over the "
+        "m source positions; (m, n) is the transpose."),
+    "cross_weights_square": Mistake(
+        "08",
+        "a square shape",
+        "only self-attention is square; cross-attention compares n decoder queries with m "
+        "encoder keys, so its weights are (n, m)."),
+    "layer_norm_columns": Mistake(
+        "08",
+        "normalising the columns",
+        "layer norm works on each token (row) separately: mean and variance over its d_model "
+        "features, axis=-1. Normalising each feature over the positions (axis=0) mixes "
+        "tokens, like batch norm over the sequence."),
+    "layer_norm_unbiased_var": Mistake(
+        "08",
+        "the unbiased variance (ddof=1)",
+        "layer norm divides the sum of squares by d_model (biased variance: np.var's default, "
+        "and what PyTorch's LayerNorm uses), not by d_model - 1."),
+    "layer_norm_std_only": Mistake(
+        "08",
+        "not subtracting the mean",
+        "layer norm first centres each row, x - mean(x), then divides by sqrt(var + eps)."),
+    # --- 09 The cost of attention ---
+})
+
+
+def is_unanswered(answer) -> bool:
+    return answer is ... or answer is None
+
+
+def unanswered(what: str) -> Verdict:
+    return Verdict(UNANSWERED, f"Not answered yet: replace `...` with your {what} and run "
+                               "the cell again.")
+
+
+def as_float(answer):
+    try:
+        return np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
+def sentence(why: str) -> str:
+    """why as a sentence: a capital first letter, unless it starts with a symbol (n*d_k, x, q.k)."""
+    word = re.match(r"[a-z]+(?=[\s,;:-]|$)", why)  # "self-attention ..." counts as a word
+    if word and (len(word.group()) > 1 or word.group() == "a"):
+        return why[0].upper() + why[1:]
+    return why
+
+
+def count_in_quotes(answer: str) -> Verdict:
+    """A count typed as a string: say so, and show the number if the string holds one."""
+    try:
+        number = int(answer.replace(",", "").replace("_", "").strip())
+    except ValueError:
+        return Verdict(WRONG, f"Your answer {answer!r} is a string (text in quotes); give the "
+                              "count as a number, without quotes.")
+    return Verdict(WRONG, f"Your answer {answer!r} is a string (text in quotes), not a number; "
+                          f"write it without quotes: answer = {number}.")
+
+
+def _fmt_tol(atol: float) -> str:
+    """1e-4, not 0.0001."""
+    mantissa, exponent = f"{atol:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _fmt_pair(expected: float, got: float) -> tuple[str, str]:
+    """expected and got with just enough digits to tell them apart.
+
+    Numbers below 10,000 start with 4 decimals; larger ones (np.finfo(float).min) and inf/NaN
+    start in g format, so they never print with hundreds of digits.
+    """
+    small = all(abs(x) < 1e4 for x in (expected, got))
+    for fmt in (".4f" if small else ".4g", ".6g", ".10g", ".17g"):
+        e, g = format(expected, fmt), format(got, fmt)
+        if e != g:
+            break
+    return e, g
+
+
+def _close(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
+    return a.shape == b.shape and np.allclose(a, b, atol=atol, rtol=1e-6, equal_nan=True)
+
+
+def check_value(answer, expected, what: str, mistakes: dict | None = None,
+                atol: float = 1e-4, hint: str = "") -> Verdict:
+    """Compare answer with expected; if wrong, name the mistake whose value it matches.
+
+    mistakes: {key: value} or {key: (value, label, explanation)}; a plain key uses MISTAKES.
+    A mistake whose value is within atol of expected is never named: it is not a mistake here.
+    """
+    if is_unanswered(answer):
+        return unanswered(what)
+    a, e = as_float(answer), np.asarray(expected, dtype=float)
+    if a is None:
+        return Verdict(WRONG, f"Your {what} is a {type(answer).__name__}, not numbers; "
+                              f"expected an array of shape {e.shape}.")
+    if _close(a, e, atol):
+        return _correct(what, e, atol)
+    for key, spec in (mistakes or {}).items():
+        value, label, why = (spec if isinstance(spec, tuple) else (spec, *named(key)))
+        v = np.asarray(value, dtype=float)
+        if _close(a, v, atol) and not _close(v, e, atol):
+            return Verdict(MISTAKE, f"Not quite: this is the classic mistake \"{label}\". "
+                                    f"{sentence(why)}", key)
+    if a.shape != e.shape:
+        return Verdict(WRONG, f"Wrong shape: your {what} has shape {a.shape}, expected "
+                              f"{e.shape}. {hint}".rstrip())
+    return _wrong(a, e, what, atol, hint)
+
+
+def _correct(what: str, e: np.ndarray, atol: float) -> Verdict:
+    """A number is quoted back; for an array, its shape."""
+    if e.ndim == 0:
+        value = f"{float(e):.6g}" if abs(e) < 1e6 else f"{float(e):.10g}"
+        return Verdict(CORRECT, f"Correct: the {what} is {value} (within {_fmt_tol(atol)}).")
+    return Verdict(CORRECT, f"Correct: your answer for the {what} matches attention_core "
+                            f"(shape {e.shape}, within {_fmt_tol(atol)}).")
+
+
+def _wrong(a: np.ndarray, e: np.ndarray, what: str, atol: float, hint: str) -> Verdict:
+    """Where the answer is furthest off (a NaN counts as infinitely far), shown so the numbers differ."""
+    with np.errstate(invalid="ignore"):  # inf - inf: equal infinities are not off at all
+        diff = np.where((a == e) | (np.isnan(a) & np.isnan(e)), 0.0, np.abs(a - e))
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    idx = tuple(int(i) for i in np.unravel_index(np.argmax(diff), diff.shape))
+    expected, got = _fmt_pair(float(e[idx]), float(a[idx]))
+    tolerance = f"answers within {_fmt_tol(atol)} count as correct"
+    if e.ndim == 0:
+        return Verdict(WRONG, f"Not quite: your answer for the {what} is {got}, expected {expected} "
+                              f"({tolerance}). {hint}".rstrip())
+    return Verdict(WRONG, f"Not quite: your answer for the {what} differs from attention_core by up to "
+                          f"{float(diff[idx]):.3g} at index {idx} (expected {expected}, got {got}; "
+                          f"{tolerance}). {hint}".rstrip())
+
+
+def weight_mistakes(Q, K, mask=None) -> dict:
+    """Weights produced by each classic mistake, for the same Q, K, mask."""
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    d_k = Q.shape[-1]
+    S = Q @ np.swapaxes(K, -1, -2)  # (..., n, d_k) @ (..., d_k, m) -> (..., n, m)
+    M = 0.0 if mask is None else np.asarray(mask, dtype=float)
+    right = ac.softmax(S / np.sqrt(d_k) + M, axis=-1)
+    out = {}
+    try:
+        out["softmax_wrong_axis"] = ac.softmax(S / np.sqrt(d_k) + M, axis=-2)
+    except ValueError:  # a column blocked everywhere: this mistake cannot be formed
+        pass
+    out["scale_after_softmax"] = ac.softmax(S + M, axis=-1) / np.sqrt(d_k)
+    out["no_scaling"] = ac.softmax(S + M, axis=-1)
+    out["divide_by_d_k"] = ac.softmax(S / d_k + M, axis=-1)
+    if mask is not None:
+        unmasked = ac.softmax(S / np.sqrt(d_k), axis=-1)
+        out["mask_after_softmax"] = unmasked * np.isfinite(M)
+        out["mask_missing"] = unmasked
+    out["transposed_weights"] = np.swapaxes(right, -1, -2)  # A^T, (..., m, n)
+    if mask is None:  # the weights of K Q^T, (..., m, n): softmax over the queries
+        out["transposed_scores"] = ac.softmax(np.swapaxes(S, -1, -2) / np.sqrt(d_k), axis=-1)
+    return out
+
+
+def check_scores(answer, Q, K) -> Verdict:
+    """Check raw scores S = Q K^T."""
+    S = np.asarray(Q, dtype=float) @ np.swapaxes(np.asarray(K, dtype=float), -1, -2)
+    d_k = np.shape(Q)[-1]
+    mistakes = {"transposed_scores": np.swapaxes(S, -1, -2),
+                "scaled_too_early": (S / np.sqrt(d_k), "already scaled scores",
+                                     "this step asks for the raw S = Q K^T; the division by "
+                                     "sqrt(d_k) comes next.")}
+    return check_value(answer, S, "scores S = Q K^T", mistakes)
+
+
+def check_weights(answer, Q, K, mask=None) -> Verdict:
+    """Check attention weights A = softmax(Q K^T / sqrt(d_k) + M) (rows over keys)."""
+    right = ac.attention_weights(Q, K, mask)
+    return check_value(answer, right, "attention weights A", weight_mistakes(Q, K, mask))
+
+
+def check_attention(answer, Q, K, V, mask=None) -> Verdict:
+    """Check the attention output softmax(Q K^T / sqrt(d_k) + M) V, diagnosing the classic mistakes."""
+    output, _ = ac.scaled_dot_product_attention(Q, K, V, mask)
+    V = np.asarray(V, dtype=float)
+    mistakes = {k: w @ V for k, w in weight_mistakes(Q, K, mask).items()
+                if w.shape[-1] == V.shape[-2]}
+    if mask is not None:
+        # the "mask V" bug: softmax over all keys, then zero the blocked values per query
+        d_k = np.shape(Q)[-1]
+        unmasked = ac.softmax(np.asarray(Q, float) @ np.swapaxes(np.asarray(K, float), -1, -2)
+                              / np.sqrt(d_k), axis=-1)
+        allowed = np.isfinite(np.broadcast_to(np.asarray(mask, float), unmasked.shape))
+        mistakes = {"mask_on_values": (unmasked * allowed) @ V, **mistakes}
+    return check_value(answer, output, "attention output", mistakes)
+
+
+def named(key: str, **context) -> tuple[str, str]:
+    """(label, why) of the registered mistake `key`, its {placeholders} filled from context."""
+    m = MISTAKES[key]
+    return m.label.format(**context), m.why.format(**context)

@@ -1,0 +1,196 @@
+"""Live figures: a figure drawn once and updated in place, wired to ipywidgets controls.
+
+- A subclass of ``LiveFigure`` builds its axes and artists once in ``setup()``
+  (usually ending with ``self.blit(changing_artists)``) and changes only their
+  data in ``update(**values)``, which returns a short text with the numbers it
+  shows. The layout is computed once and the static part drawn once, so a slider
+  redraws only the changing artists (blitting), in a few milliseconds.
+- ``interactive(live, **controls)`` wires ipywidgets controls to it: on every
+  change the figure is re-rendered into an ``ipywidgets.Image`` and the text
+  into a ``<pre>``.
+
+Every notebook's live figure lives in its companion module (course/nbNN_*.py).
+"""
+
+from __future__ import annotations
+
+import io
+import weakref
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+
+class LiveFigure:
+    """A figure built once (setup) and updated in place (update) for a slider.
+
+    Fast path (blitting): a subclass calls ``self.blit(changing)`` at the end of
+    setup() with every artist that update() changes. The rest of the figure (axes,
+    ticks, labels, static lines) is then drawn once into a background; png()
+    restores it and draws only the changing artists on it. Whatever update()
+    changes must be among them: axis limits and tick labels must stay fixed.
+    Without blit(), png() draws the whole figure.
+    """
+
+    figsize: tuple[float, float] = (6.0, 3.0)
+
+    def __init__(self):
+        self.fig = Figure(figsize=self.figsize, dpi=80, layout="constrained")
+        FigureCanvasAgg(self.fig)
+        self._changing: list | None = None  # set by blit()
+        self._background = None  # the static part, drawn once (with blit())
+        self.setup()
+        # Lay the figure out once, then freeze it: with constrained layout left on,
+        # every full draw would run the layout solver again.
+        self.fig.canvas.draw()  # with blit(): everything but the changing artists
+        self.fig.set_layout_engine(None)
+        if self._changing is not None:
+            self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
+
+    def setup(self) -> None:
+        """Create axes and artists (override)."""
+        raise NotImplementedError
+
+    def update(self, **values) -> str:
+        """Change the artists for new control values; return the numbers shown, as text (override)."""
+        raise NotImplementedError
+
+    def blit(self, changing) -> None:
+        """Call at the end of setup(): png() will redraw only `changing` over a background drawn once.
+
+        The changing artists are left out of the background and drawn over it in the
+        order a full draw uses (axes by axes, by zorder), followed within their axes by
+        the spines, which a full draw puts over bars and images. So a blitted PNG equals
+        a full draw as long as no other static artist is drawn over a changing one: give
+        changing artists a zorder above static artists they may overlap. Texts set by
+        update() should be the size they will have (layout is computed once, here).
+        """
+        changing = list(changing)
+        whole = {id(a) for a in changing if isinstance(a, matplotlib.axes.Axes)}  # drawn with spines
+        axes = {id(a.axes): a.axes for a in changing
+                if getattr(a, "axes", None) is not None and id(a.axes) not in whole}
+        for ax in axes.values():  # spines: in a full draw above bars (zorder 2.5 > 1)
+            changing += [s for s in ax.spines.values() if not any(s is c for c in changing)]
+        for artist in changing:
+            artist.set_animated(True)  # left out of the background
+        self._changing = self._draw_order(changing)
+
+    def _draw_order(self, artists) -> list:
+        """`artists` sorted as Figure.draw would draw them: by axes (in figure order), then zorder."""
+        fig_children = sorted(self.fig.get_children(), key=lambda a: a.get_zorder())
+        fig_rank = {id(a): i for i, a in enumerate(fig_children)}
+
+        def key(a):
+            ax = a.axes if getattr(a, "axes", None) is not None and a is not a.axes else None
+            if ax is None:  # a figure-level artist (fig.text, ...)
+                return (fig_rank.get(id(a), -1), 0, 0)
+            children = ax.get_children()
+            index = next((i for i, c in enumerate(children) if c is a), len(children))
+            return (fig_rank.get(id(ax), -1), a.get_zorder(), index)
+
+        return sorted(artists, key=key)
+
+    def png(self) -> bytes:
+        """Render the current figure to PNG bytes (what the Image widget shows)."""
+        canvas = self.fig.canvas
+        if self._changing is None:
+            canvas.draw()
+        else:
+            canvas.restore_region(self._background)
+            renderer = canvas.get_renderer()
+            for artist in self._changing:
+                ax = getattr(artist, "axes", None)
+                if ax is not None and ax is not artist and not ax.get_visible():
+                    continue  # a hidden axes draws none of its artists
+                artist.draw(renderer)
+        return self._encode()
+
+    def full_png(self) -> bytes:
+        """The current state drawn in full, blitting or not: the reference png() must equal."""
+        changing = self._changing or []
+        for artist in changing:
+            artist.set_animated(False)
+        try:
+            self.fig.canvas.draw()
+            return self._encode()
+        finally:
+            for artist in changing:
+                artist.set_animated(True)
+
+    def _encode(self) -> bytes:
+        """The Agg canvas as PNG bytes (Pillow, fast compression: drawing, not zlib, should dominate)."""
+        from PIL import Image
+
+        canvas = self.fig.canvas
+        buf = io.BytesIO()
+        Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1
+                         ).save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+    def render(self, **values) -> tuple[str, bytes]:
+        """update() then png(): everything one slider move costs in the kernel."""
+        text = self.update(**values)
+        return text, self.png()
+
+    def _repr_png_(self):  # a LiveFigure displayed as the last value of a cell shows its figure
+        return self.png()
+
+
+def interactive(live: LiveFigure, **controls):
+    """Wire ipywidgets controls to a LiveFigure: returns a VBox(controls, text, image).
+
+    Each control's name is the keyword passed to live.update(). The figure is
+    shown in an ipywidgets.Image and the numbers in a <pre>, both replaced on
+    every change; the first state is drawn immediately. A SelectionSlider's own
+    readout is replaced by a read-only label (see _read_only_readout).
+    """
+    import ipywidgets as widgets
+
+    image = widgets.Image(format="png")
+    text = widgets.HTML()
+    image.add_class("live-figure-image")
+    text.add_class("live-figure-text")
+
+    def redraw(_change=None):
+        summary, png = live.render(**{name: c.value for name, c in controls.items()})
+        text.value = "<pre>" + _escape(summary) + "</pre>"
+        image.value = png
+
+    for c in controls.values():
+        c.observe(redraw, names="value")
+    redraw()
+    rows = [_read_only_readout(c) if isinstance(c, widgets.SelectionSlider) else c
+            for c in controls.values()]
+    box = widgets.VBox([widgets.VBox(rows), text, image])
+    box.live, box.redraw, box.controls = live, redraw, controls  # for tests and benchmarks
+    INTERACTIVES.append(weakref.ref(box))
+    return box
+
+
+# Weak references to every widget made by interactive() in this kernel, in order (scripts/bench.py
+# sweeps them). Weak: a widget the learner closes is not kept alive here.
+INTERACTIVES: list[weakref.ref] = []
+
+
+def _read_only_readout(slider):
+    """HBox(slider, label): the slider's readout switched off, its value shown in a Label.
+
+    In ipywidgets 8 a SelectionSlider's readout can be clicked and typed into, but
+    the typed value is ignored (upstream PR jupyter-widgets/ipywidgets#2976 is still
+    open): a learner who types 512 for d_k sees nothing happen. A Label cannot be
+    typed into; it follows the slider (the keyboard and mouse still move it).
+    """
+    import ipywidgets as widgets
+
+    if not slider.readout:
+        return slider
+    slider.readout = False
+    label = widgets.Label(str(slider.label))
+    label.add_class("live-figure-readout")
+    slider.observe(lambda _change: setattr(label, "value", str(slider.label)), names="index")
+    return widgets.HBox([slider, label])
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,200 @@
+"""Notebook 01, Q, K, V projections: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/01_qkv_projections.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb01_qkv_projections.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    as_float,
+    check_value,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+    weight_mistakes,
+)
+from course.figures import attention_heatmap
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+class LiveLibrary(LiveFigure):
+    """Library toy: one query's attention weights over the books and the mixed contents o.
+
+    queries : {name: (d_k,) vector}, keys : (m, d_k) catalogue entries,
+    values : (m, d_v) book contents; update(query=name, strength=c) uses c * q.
+    """
+
+    figsize = (9.5, 3.6)
+
+    def __init__(self, queries: dict, keys, values, book_labels, content_labels):
+        self.queries = {name: np.asarray(q, dtype=float) for name, q in queries.items()}
+        self.keys = np.asarray(keys, dtype=float)  # (m, d_k)
+        self.values = np.asarray(values, dtype=float)  # (m, d_v)
+        self.book_labels, self.content_labels = list(book_labels), list(content_labels)
+        super().__init__()
+
+    def setup(self) -> None:
+        m, d_v = self.values.shape
+        self.ax_w, self.ax_o = self.fig.subplots(1, 2, width_ratios=[m, d_v])
+        self.w_bars = self.ax_w.bar(range(m), np.zeros(m), color="tab:blue")
+        self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom") for j in range(m)]
+        self.ax_w.set_xticks(range(m), self.book_labels, rotation=15)
+        self.ax_w.set_ylim(0, 1.12)
+        self.ax_w.set_xlabel(r"book $j$ (key $k_j$ = catalogue entry)")
+        self.ax_w.set_ylabel(r"attention weight $a_j$")
+        self.o_bars = self.ax_o.bar(range(d_v), np.zeros(d_v), color="tab:orange")
+        self.o_text = [self.ax_o.text(c, 0.0, "", ha="center", va="bottom") for c in range(d_v)]
+        self.ax_o.set_xticks(range(d_v), self.content_labels, rotation=15)
+        self.ax_o.set_ylim(0, 1.15 * self.values.max())
+        self.ax_o.set_xlabel("content feature")
+        self.ax_o.set_ylabel(r"mixed contents $o$")
+        self.ax_o.set_title(r"what the reader takes home: $o = a V$")
+        self.ax_w.set_title("query 'a reader's wish' x 1: weights over the books")  # changes: no mathtext
+        self.blit([*self.w_bars, *self.w_text, *self.o_bars, *self.o_text, self.ax_w.title])
+
+    def update(self, query: str, strength: float = 1.0) -> str:
+        q = strength * self.queries[query]  # (d_k,)
+        out, w = ac.scaled_dot_product_attention(q[None, :], self.keys, self.values)
+        w, o = w[0], out[0]  # (m,), (d_v,)
+        for bar, text, a in zip(self.w_bars, self.w_text, w, strict=True):
+            bar.set_height(a)
+            text.set_y(a)
+            text.set_text(f"{a:.2f}")
+        for bar, text, x in zip(self.o_bars, self.o_text, o, strict=True):
+            bar.set_height(x)
+            text.set_y(x)
+            text.set_text(f"{x:.2f}")
+        self.ax_w.set_title(f"query '{query}' x {strength:g}: weights over the books")
+        return ("weights a: " + ", ".join(f"{b} {a:.3f}" for b, a in zip(self.book_labels, w, strict=True))
+                + "\nmixed o:   " + ", ".join(f"{c} {x:.3f}" for c, x in
+                                              zip(self.content_labels, o, strict=True)))
+
+
+def library_weights_grid(queries: dict, keys, book_labels, strengths=(1.0, 4.0)):
+    """Small multiples: for each query, its weights over the books at two query strengths."""
+    keys = np.asarray(keys, dtype=float)
+    m = keys.shape[0]
+    fig, axes = plt.subplots(1, len(queries), figsize=(3.2 * len(queries), 3.8), sharey=True,
+                             layout="constrained")
+    width = 0.8 / len(strengths)
+    for ax, (name, q) in zip(np.atleast_1d(axes), queries.items(), strict=True):
+        for s, c in enumerate(strengths):
+            w = ac.attention_weights(c * np.asarray(q, float)[None, :], keys)  # (1, m)
+            ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[0], width,
+                   label=f"strength c = {c:g}")  # the query multiplied by c
+        ax.set_title(f"query: {name}")
+        ax.set_xticks(range(m), book_labels, rotation=60, ha="right")
+        ax.set_xlabel(r"book $j$")
+        ax.set_ylim(0, 1)
+    np.atleast_1d(axes)[0].set_ylabel(r"attention weight $a_j$")
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside right upper")
+    fig.suptitle("Attention mixes several books; a stronger query concentrates the mix")
+    return fig
+
+
+def heatmap_pair(left, right, labels, titles=("left", "right"), suptitle=None):
+    """Two attention-weight heatmaps side by side (rows = queries, columns = keys)."""
+    n = np.shape(left)[0]
+    fig, axes = plt.subplots(1, 2, figsize=(2.0 + 1.6 * n, 0.6 + 0.75 * n), layout="constrained")
+    for ax, weights, title in zip(axes, (left, right), titles, strict=True):
+        attention_heatmap(weights, labels, labels, title=title, ax=ax)
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_qkv_shapes(answer, n: int, d_model: int, d_k: int, d_v: int) -> Verdict:
+    """Check the shapes of (Q, K, V) = (X W_Q, X W_K, X W_V): ((n, d_k), (n, d_k), (n, d_v))."""
+    if is_unanswered(answer):
+        return unanswered("three shapes, as (shape_Q, shape_K, shape_V)")
+    try:
+        got = tuple(tuple(int(x) for x in shape) for shape in answer)
+    except (TypeError, ValueError):
+        return Verdict(WRONG, "Give three shapes as a tuple of tuples, e.g. ((1, 2), (1, 2), "
+                              f"(1, 3)); got {answer!r}.")
+    right = ((n, d_k), (n, d_k), (n, d_v))
+    if got == right:
+        return Verdict(CORRECT, f"Correct: Q and K are (n, d_k) = {right[0]}, V is (n, d_v) = "
+                                f"{right[2]}.")
+    wrongs = {"weight_shapes": ((d_model, d_k), (d_model, d_k), (d_model, d_v)),
+              "V_uses_d_k": ((n, d_k), (n, d_k), (n, d_k)),
+              "column_convention": ((d_k, n), (d_k, n), (d_v, n)),
+              "no_projection": ((n, d_model),) * 3}
+    for key, shapes in wrongs.items():
+        if got == shapes:
+            label, why = named(key)
+            return Verdict(MISTAKE, f"Not quite: {got} are {label}. {sentence(why)}",
+                           key)
+    return Verdict(WRONG, f"Not quite: expected {right} for (Q, K, V), you gave {got}.")
+
+
+def check_symmetric_scores(answer) -> Verdict:
+    """True/False question: with Q = K (one projection for both), is S = Q K^T always symmetric?"""
+    if is_unanswered(answer):
+        return unanswered("answer, True or False")
+    if not isinstance(answer, (bool, np.bool_)):
+        return Verdict(WRONG, f"Answer with True or False, got {answer!r}.")
+    why = ("S^T = (Q Q^T)^T = Q Q^T = S, so token i scores token j exactly as j scores i. "
+           "With separate W_Q and W_K, S = X W_Q W_K^T X^T is symmetric for every X only if "
+           "W_Q W_K^T is.")
+    if answer:
+        return Verdict(CORRECT, f"Correct: {why}")
+    return Verdict(WRONG, f"Not quite: it is always symmetric. {why}")
+
+
+def check_library_weights(answer, q, keys) -> Verdict:
+    """Check one query's weights softmax(q K^T / sqrt(d_k)) over m books: shape (m,) or (1, m).
+
+    Recognises the classic mistakes (no scaling, dividing by d_k, scaling after softmax, softmax
+    over the wrong axis), leaving out the softmax, picking one of the best books instead of
+    mixing, and sharing the weight equally among tied best books (a hard maximum).
+    """
+    q = np.asarray(q, dtype=float)[None, :]  # (1, d_k)
+    keys = np.asarray(keys, dtype=float)  # (m, d_k)
+    d_k = q.shape[-1]
+    right = ac.attention_weights(q, keys)[0]  # (m,)
+    a = as_float(answer)
+    if a is not None and a.shape == (1, len(right)):
+        answer = a[0]  # the row that q[None, :] @ K^T leads to: the same m weights
+    mistakes = {k: w[0] for k, w in weight_mistakes(q, keys).items() if w.shape == (1, len(right))}
+    mistakes.update(_best_book_mistakes(answer, right))
+    mistakes["no_softmax"] = (
+        (q @ keys.T)[0] / np.sqrt(d_k), "the scaled scores without the softmax",
+        "the scaled scores q k_j^T / sqrt(d_k) still have to go through the softmax to become "
+        "positive weights that sum to 1.")
+    return check_value(answer, right, "weights over the books", mistakes, atol=1e-3)
+
+
+def _best_book_mistakes(answer, right: np.ndarray) -> dict:
+    """All weight on one of the best books (the one the answer favours), or shared among them."""
+    m = len(right)
+    top = np.flatnonzero(np.isclose(right, right.max(), rtol=1e-9, atol=0.0))  # tied best books
+    a = as_float(answer)
+    picked = top[np.argmax(a[top])] if a is not None and a.shape == (m,) else top[0]
+    tie = f" (here {len(top)} books tie for the best score)" if len(top) > 1 else ""
+    out = {"picked_one_book": (
+        np.eye(m)[picked], "picking the single best book",
+        f"attention does not choose one book{tie}: it mixes all of them, each with weight "
+        "softmax(q k_j / sqrt(d_k)) > 0.")}
+    if len(top) > 1:
+        out["hard_max"] = (
+            np.isin(np.arange(m), top) / len(top), "the hard maximum (argmax) instead of the softmax",
+            f"sharing the weight equally among the {len(top)} best books is what a hard maximum "
+            "does: the softmax of scores scaled up without limit. Softmax is a SOFT maximum: the "
+            "best books get the most, but every book, even a weaker match, keeps a weight "
+            "exp(s_j / sqrt(d_k)) / sum_l exp(s_l / sqrt(d_k)) > 0.")
+    return out

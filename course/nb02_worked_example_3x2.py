@@ -1,0 +1,186 @@
+"""Notebook 02, The worked 3x2 example: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/02_worked_example_3x2.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb02_worked_example_3x2.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import Verdict, check_value, named, weight_mistakes
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+_TOKEN_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
+
+
+def _value_plane(ax, V, labels):
+    """Draw the value vectors v_j as labelled points in the (d_v = 2) plane, their hull shaded."""
+    ax.fill(V[:, 0], V[:, 1], color="0.92", zorder=0)  # the weighted sums o_i all land in here
+    for j, (v, lbl) in enumerate(zip(V, labels, strict=True)):
+        color = _TOKEN_COLORS[j % len(_TOKEN_COLORS)]
+        ax.plot(*v, "o", color=color, ms=8)
+        ax.annotate(f"$v_{j + 1}$ ({lbl})", v, xytext=(5, 5), textcoords="offset points", color=color)
+    lo, hi = min(0.0, V.min()) - 0.5, V.max() + 0.8
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+    ax.axhline(0, color="0.8", lw=0.8)
+    ax.axvline(0, color="0.8", lw=0.8)
+    ax.set_xlabel("value feature 1")
+    ax.set_ylabel("value feature 2")
+
+
+def _tip_to_tail(weights_row, V):
+    """Starts and vectors of the contributions a_ij v_j, laid tip to tail; their sum is o_i."""
+    contributions = weights_row[:, None] * V  # (m, 1) * (m, d_v) -> (m, d_v)
+    starts = np.vstack([np.zeros(V.shape[1]), np.cumsum(contributions, axis=0)[:-1]])
+    return starts, contributions
+
+
+def contributions_grid(V, A, labels):
+    """For each query i: the contributions a_ij v_j laid tip to tail, ending at o_i = A[i] @ V."""
+    V, A = np.asarray(V, dtype=float), np.asarray(A, dtype=float)
+    n = A.shape[0]
+    fig, axes = plt.subplots(1, n, figsize=(3.8 * n, 5.0), layout="constrained")
+    for i, ax in enumerate(np.atleast_1d(axes)):
+        _value_plane(ax, V, labels)
+        starts, contrib = _tip_to_tail(A[i], V)
+        for j, (s, c) in enumerate(zip(starts, contrib, strict=True)):
+            ax.quiver(*s, *c, angles="xy", scale_units="xy", scale=1, width=0.012, zorder=3,
+                      color=_TOKEN_COLORS[j % len(_TOKEN_COLORS)],
+                      label=f"$a_{{{i + 1}{j + 1}}} v_{j + 1}$ = {A[i, j]:.2f} $v_{j + 1}$")
+        o = A[i] @ V  # (m,) @ (m, d_v) -> (d_v,)
+        ax.plot(*o, "k*", ms=14, label=f"$o_{i + 1}$ = ({o[0]:.2f}, {o[1]:.2f})")
+        ax.set_title(f"query {labels[i]} (i = {i + 1})")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=9, ncols=2)
+    fig.suptitle(r"Each output $o_i = \sum_j a_{ij} v_j$: contributions drawn tip to tail")
+    return fig
+
+
+class LiveWorkedExample(LiveFigure):
+    """Worked 3x2 example: pick the query token and the entry W_K[1, 1] (math: (2, 2)).
+
+    Left: the query's weights a_i1..a_im. Right: contributions a_ij v_j tip to tail and o_i.
+    """
+
+    figsize = (9.0, 3.8)
+
+    def __init__(self, Z, W_Q, W_K, W_V, labels):
+        self.Z, self.W_Q, self.W_K, self.W_V = (np.asarray(M, dtype=float)
+                                                for M in (Z, W_Q, W_K, W_V))
+        self.labels = list(labels)
+        super().__init__()
+
+    def setup(self) -> None:
+        m = self.Z.shape[0]
+        V = self.Z @ self.W_V  # (m, d_model) @ (d_model, d_v) -> (m, d_v); W_K does not change V
+        self.ax_w, self.ax_v = self.fig.subplots(1, 2, width_ratios=[1, 1.2])
+        colors = [_TOKEN_COLORS[j % len(_TOKEN_COLORS)] for j in range(m)]
+        self.w_bars = self.ax_w.bar(range(m), np.zeros(m), color=colors)
+        self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom") for j in range(m)]
+        self.ax_w.set_xticks(range(m), [f"{lbl} (j={j + 1})" for j, lbl in enumerate(self.labels)])
+        self.ax_w.set_ylim(0, 1.1)
+        self.ax_w.set_xlabel(r"key token $j$")
+        self.ax_w.set_ylabel(r"attention weight $a_{ij}$")
+        _value_plane(self.ax_v, V, self.labels)
+        self.arrows = self.ax_v.quiver(np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
+                                       angles="xy", scale_units="xy", scale=1, width=0.012,
+                                       color=colors)
+        (self.o_marker,) = self.ax_v.plot([], [], "k*", ms=14)
+        self.ax_v.set_title("o_1 = (0.000, 0.000)")
+        self.ax_w.set_title("query 私 (i=1), W_K[2,2] = -1")
+        # arrows and o above the static points and labels of the plane: blitting draws them on top
+        self.arrows.set_zorder(3.5)
+        self.o_marker.set_zorder(3.6)
+        self.blit([*self.w_bars, *self.w_text, self.arrows, self.o_marker, self.ax_w.title,
+                   self.ax_v.title])
+
+    def update(self, query: int, w_k22: float = -1.0) -> str:
+        """Weights, contributions and o_i for query token `query` (0-based) with W_K[1, 1] = w_k22."""
+        W_K = self.W_K.copy()
+        W_K[1, 1] = w_k22
+        steps = ac.attention_steps(self.Z @ self.W_Q, self.Z @ W_K, self.Z @ self.W_V)
+        a = steps.weights[query]  # (m,)
+        V = self.Z @ self.W_V  # (m, d_v)
+        starts, contrib = _tip_to_tail(a, V)
+        for bar, text, w in zip(self.w_bars, self.w_text, a, strict=True):
+            bar.set_height(w)
+            text.set_y(w)
+            text.set_text(f"{w:.3f}")
+        self.arrows.set_offsets(starts)
+        self.arrows.set_UVC(contrib[:, 0], contrib[:, 1])
+        o = steps.output[query]  # (d_v,)
+        self.o_marker.set_data([o[0]], [o[1]])
+        name = self.labels[query]
+        self.ax_w.set_title(f"query {name} (i={query + 1}), W_K[2,2] = {w_k22:g}")
+        self.ax_v.set_title(f"o_{query + 1} = ({o[0]:.3f}, {o[1]:.3f})")
+        return (f"query {name} (i={query + 1}), W_K[2,2] = {w_k22:g}\n"
+                f"weights a_{query + 1}j: " + " ".join(f"{w:.4f}" for w in a) + "\n"
+                + "contributions a_ij v_j: "
+                + "  ".join(f"({c[0]:.3f}, {c[1]:.3f})" for c in contrib) + "\n"
+                + f"o_{query + 1} = ({o[0]:.4f}, {o[1]:.4f})")
+
+
+# --- self-checks --------------------------------------------------------------
+
+def _row_mistakes(Q, K, i: int) -> dict:
+    """Row i of the weights each classic mistake gives, plus the by-hand slips of one row."""
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    S = Q @ K.T  # (n, d_k) @ (d_k, m) -> (n, m)
+    scaled = S / np.sqrt(Q.shape[-1])
+    rows = {key: w[i] for key, w in weight_mistakes(Q, K).items() if w.shape == S.shape}
+    rows["softmax_wrong_axis"] = (rows["softmax_wrong_axis"], *_column_slip(S, i))
+    rows["exp_not_normalised"] = (
+        np.exp(scaled[i]), "exp() without dividing by the sum",
+        "softmax divides each exp(s~_ij) by the row's sum so the weights add up to 1.")
+    rows["no_softmax"] = (
+        scaled[i], "the scaled scores without the softmax",
+        "the scaled scores s~_ij = s_ij / sqrt(d_k) still go through exp and the division "
+        "by the row sum.")
+    return rows
+
+
+def _column_slip(S: np.ndarray, i: int) -> tuple[str, str]:
+    """(label, why) of a column softmax; when S is symmetric, that is also column i of A."""
+    why = ("each weight must be divided by the sum over its ROW (the same query, all keys): "
+           "a_ij = exp(s~_ij) / sum_l exp(s~_il)")
+    if S.shape[0] != S.shape[1] or not np.allclose(S, S.T):
+        return "softmax down the columns", why + "; yours divides by a column sum."
+    return (f"softmax down the columns (or column {i + 1} of A)",
+            why + ". Yours either divides by a column sum or reads column "
+                  f"{i + 1} of A instead of row {i + 1}: S is symmetric here, so both slips "
+                  "give the same numbers.")
+
+
+def check_weight_row(answer, Q, K, i: int) -> Verdict:
+    """Check row i of A = softmax(Q K^T / sqrt(d_k)) (0-based i), diagnosing the classic slips."""
+    A = ac.attention_weights(Q, K)
+    return check_value(answer, A[i], f"weights of query row {i + 1}", _row_mistakes(Q, K, i),
+                       atol=1e-3, hint="Compute s_ij = q_i k_j^T, divide by sqrt(d_k), "
+                                       "then softmax over j.")
+
+
+def check_output_row(answer, Q, K, V, i: int) -> Verdict:
+    """Check o_i = sum_j a_ij v_j (0-based i), diagnosing weight slips and mixing the wrong rows."""
+    output, A = ac.scaled_dot_product_attention(Q, K, V)
+    V, K = np.asarray(V, dtype=float), np.asarray(K, dtype=float)
+    mistakes = {}
+    for key, spec in _row_mistakes(Q, K, i).items():
+        if key in ("no_softmax", "exp_not_normalised"):
+            continue  # not weights; their "outputs" would only confuse
+        value, label, why = spec if isinstance(spec, tuple) else (spec, *named(key))
+        mistakes[key] = (np.asarray(value) @ V, label, why)
+    mistakes["mixed_keys"] = (A[i] @ K, "mixing the keys instead of the values",
+                              "the weights decide HOW MUCH of each token to take; what is "
+                              "taken is the value v_j, not the key k_j.")
+    mistakes["plain_mean"] = (V.mean(axis=0), "the plain average of the values",
+                              "the values are averaged WITH the attention weights a_ij, "
+                              "not with equal weights 1/m.")
+    return check_value(answer, output[i], f"output o_{i + 1}", mistakes, atol=1e-3,
+                       hint="o_i = a_i1 v_1 + a_i2 v_2 + a_i3 v_3.")

@@ -1,0 +1,254 @@
+"""Notebook 03, Scaling and softmax saturation: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/03_scaling_and_softmax_saturation.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb03_scaling_and_softmax_saturation.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import CORRECT, MISTAKE, WRONG, Verdict, check_value, is_unanswered, unanswered
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+def ten_key_scores(d_k: int, seed: int = 0, m: int = 10) -> np.ndarray:
+    """Raw scores q k_j^T of one query and m keys, all entries i.i.d. N(0, 1). Shape (m,).
+
+    Draws q (1, d_k) then K (m, d_k) from np.random.default_rng(seed), in that order.
+    """
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(1, d_k))  # (1, d_k)
+    K = rng.normal(size=(m, d_k))  # (m, d_k)
+    return (q @ K.T)[0]  # (1, d_k) @ (d_k, m) -> (1, m) -> (m,)
+
+
+def softmax_saturation(scores) -> dict[str, np.ndarray]:
+    """Max weight, entropy H(p) = -sum p log p (nats) and ||diag(p) - p p^T||_F of p = softmax(scores).
+
+    scores : (..., m); softmax over the last axis. Each value has shape (...).
+    The Jacobian J = diag(p) - p p^T is dp/ds, how much the weights move when the
+    scores move: its norm goes to 0 when p saturates to one-hot.
+    """
+    p = ac.softmax(scores, axis=-1)  # (..., m)
+    p_log_p = p * np.log(np.where(p > 0, p, 1.0))  # 0 log 0 = 0, no log(0) warning
+    J = p[..., :, None] * np.eye(p.shape[-1]) - p[..., :, None] * p[..., None, :]  # (..., m, m)
+    return {"max_weight": p.max(axis=-1), "entropy": -p_log_p.sum(axis=-1),
+            "jacobian_norm": np.sqrt(np.sum(J ** 2, axis=(-2, -1)))}
+
+
+def saturation_curves(d_ks, rng: np.random.Generator, m: int = 10,
+                      num_draws: int = 200) -> dict[str, dict[str, np.ndarray]]:
+    """Mean of softmax_saturation over num_draws random (q, K) for each d_k, unscaled and scaled.
+
+    Returns {"unscaled": {...}, "scaled": {...}}, each {"max_weight", "entropy",
+    "jacobian_norm"} -> array of shape (len(d_ks),).
+    """
+    out = {"unscaled": {}, "scaled": {}}
+    for d_k in d_ks:
+        q = rng.normal(size=(num_draws, 1, d_k))  # (draws, 1, d_k)
+        K = rng.normal(size=(num_draws, m, d_k))  # (draws, m, d_k)
+        S = (q @ np.swapaxes(K, -1, -2))[:, 0, :]  # (draws, 1, d_k) @ (draws, d_k, m) -> (draws, m)
+        for name, s in (("unscaled", S), ("scaled", S / np.sqrt(d_k))):
+            for key, value in softmax_saturation(s).items():
+                out[name].setdefault(key, []).append(value.mean())
+    return {name: {k: np.array(v) for k, v in d.items()} for name, d in out.items()}
+
+
+_SATURATION_LABELS = {"max_weight": (r"max weight $\max_j\, p_j$", "largest weight"),
+                      "entropy": ("entropy H(p) [nats]", "entropy"),
+                      "jacobian_norm": (r"$\|\mathrm{diag}(p) - p p^{\mathsf{T}}\|_F$",
+                                        "Jacobian norm (gradient size)")}
+
+
+def plot_saturation_curves(d_ks, curves, m: int = 10):
+    """Three panels: max weight, entropy, Jacobian norm against d_k, unscaled vs scaled."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="constrained")
+    for ax, (key, (ylabel, title)) in zip(axes, _SATURATION_LABELS.items(), strict=True):
+        ax.plot(d_ks, curves["unscaled"][key], "o-", color="tab:red", label=r"raw $q \cdot k$")
+        ax.plot(d_ks, curves["scaled"][key], "s-", color="tab:blue",
+                label=r"scaled $q \cdot k / \sqrt{d_k}$")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(r"$d_k$ (log scale)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"{title}, m = {m} keys")
+        ax.grid(alpha=0.3)
+    axes[1].axhline(np.log(m), color="gray", ls=":", label=f"uniform: ln {m}")
+    axes[0].axhline(1 / m, color="gray", ls=":", label=f"uniform: 1/{m}")
+    for ax in axes:
+        ax.legend(fontsize=9)
+    fig.suptitle("Softmax saturation (飽和) as d_k grows, mean over random draws")
+    return fig
+
+
+def plot_score_histograms(samples: dict):
+    """Histograms of q.k (top, against N(0, d_k)) and q.k / sqrt(d_k) (bottom, against N(0, 1)).
+
+    samples : {d_k: array of q.k values}.
+    """
+    d_ks = sorted(samples)
+    fig, axes = plt.subplots(2, len(d_ks), figsize=(4.2 * len(d_ks), 6.4),
+                             layout="constrained", sharex="row", sharey="row")
+    axes = np.asarray(axes).reshape(2, len(d_ks))
+    for col, d_k in enumerate(d_ks):
+        s = np.asarray(samples[d_k], dtype=float)
+        for row, (x, var, name) in enumerate(((s, d_k, r"$q \cdot k$"),
+                                              (s / np.sqrt(d_k), 1.0, r"$q \cdot k / \sqrt{d_k}$"))):
+            ax = axes[row, col]
+            limit = 4 * np.sqrt(max(d_ks)) if row == 0 else 4.0
+            grid = np.linspace(-limit, limit, 400)
+            ax.hist(x, bins=np.linspace(-limit, limit, 61), density=True, color="tab:gray",
+                    histtype="stepfilled", alpha=0.6,  # one polygon, not 60 bar patches
+                    label=f"samples, var {x.var():.1f}")
+            pdf = np.exp(-grid ** 2 / (2 * var)) / np.sqrt(2 * np.pi * var)
+            ax.plot(grid, pdf, color="tab:red" if row == 0 else "tab:blue",
+                    label=f"N(0, {var:g}) density")
+            ax.set_title(f"{name}, $d_k$ = {d_k}")
+            ax.set_xlabel(name)
+            ax.legend(fontsize=9, loc="upper right")
+    for ax in axes[:, 0]:  # rows share y: one label on the left
+        ax.set_ylabel("density")
+    fig.suptitle("Dot products of random vectors: spread grows like sqrt(d_k) unless scaled")
+    return fig
+
+
+def _draw_ten_key_bars(ax, weights, color, title):
+    bars = ax.bar(np.arange(1, len(weights) + 1), weights, color=color)
+    ax.set_ylim(0, 1.05)
+    ax.set_xticks(np.arange(1, len(weights) + 1))
+    ax.set_xlabel("key j")
+    ax.set_ylabel(r"attention weight $p_j$")  # no 注意重み here: rotated, it is hard to read
+    ax.set_title(title)
+    return bars
+
+
+def plot_ten_key_softmax(scores, d_k: int):
+    """Seed 000's figure: softmax of raw scores (left) beside softmax of scores / sqrt(d_k) (right)."""
+    scores = np.asarray(scores, dtype=float)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained", sharey=True)
+    _draw_ten_key_bars(axes[0], ac.softmax(scores), "tab:red",
+                       rf"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}")
+    _draw_ten_key_bars(axes[1], ac.softmax(scores / np.sqrt(d_k)), "tab:blue",
+                       rf"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}")
+    axes[1].set_ylabel("")  # shared y axis: one label, on the left
+    fig.suptitle(f"One query, {len(scores)} keys: raw scores saturate, scaled scores spread out "
+                 "(注意重み = attention weights)")
+    return fig
+
+
+def plot_saturation_small_multiples(d_ks, seed: int = 0, m: int = 10):
+    """Ten-key picture for several d_k: unscaled weights (top row) and scaled (bottom row)."""
+    fig, axes = plt.subplots(2, len(d_ks), figsize=(2.6 * len(d_ks), 5.2),
+                             layout="constrained", sharey=True)
+    for col, d_k in enumerate(d_ks):
+        s = ten_key_scores(d_k, seed, m)
+        for row, (x, color, name) in enumerate(((s, "tab:red", "raw"),
+                                                (s / np.sqrt(d_k), "tab:blue", "scaled"))):
+            ax = axes[row, col]
+            p = ac.softmax(x)
+            ax.bar(np.arange(1, m + 1), p, color=color)
+            ax.set_ylim(0, 1.05)
+            ax.set_title(f"{name}, $d_k$ = {d_k}\nmax {p.max():.2f}", fontsize=10)
+            ax.set_xticks([1, m])
+            ax.set_xlabel("key j")
+        axes[0, 0].set_ylabel("weight $p_j$ (raw)")
+        axes[1, 0].set_ylabel("weight $p_j$ (scaled)")
+    fig.suptitle(f"Seed {seed} at growing d_k (a new draw per width): raw softmax saturates, scaled does not")
+    return fig
+
+
+class LiveSaturation(LiveFigure):
+    """Ten keys, one query, a chosen d_k: raw vs scaled softmax bars and the three saturation numbers."""
+
+    figsize = (9.0, 3.4)
+    m = 10
+    seed = 0
+
+    def setup(self) -> None:
+        ax_raw, ax_scaled = self.fig.subplots(1, 2, sharey=True)
+        zeros = np.zeros(self.m)
+        self.bars = {"raw": _draw_ten_key_bars(ax_raw, zeros, "tab:red", ""),
+                     "scaled": _draw_ten_key_bars(ax_scaled, zeros, "tab:blue", "")}
+        ax_scaled.set_ylabel("")  # shared y axis: one label, on the left
+        self.axes = {"raw": ax_raw, "scaled": ax_scaled}
+        for ax in self.axes.values():  # two-line titles, as update() writes them
+            ax.set_title("softmax\nmax weight", fontsize=10)
+        self.blit([*self.bars["raw"], *self.bars["scaled"], *(ax.title for ax in self.axes.values())])
+
+    def update(self, d_k: int = 512) -> str:
+        s = ten_key_scores(d_k, self.seed, self.m)
+        lines = [f"d_k = {d_k}, std of q.k = sqrt(d_k) = {np.sqrt(d_k):.1f}"]
+        for name, x in (("raw", s), ("scaled", s / np.sqrt(d_k))):
+            p = ac.softmax(x)
+            for bar, h in zip(self.bars[name], p, strict=True):
+                bar.set_height(h)
+            sat = softmax_saturation(x)
+            numbers = (f"max weight {sat['max_weight']:.3f}, entropy {sat['entropy']:.3f} nats, "
+                       f"||J|| {sat['jacobian_norm']:.3f}")
+            label = "softmax(q k^T)" if name == "raw" else "softmax(q k^T / sqrt(d_k))"
+            self.axes[name].set_title(f"{label}, d_k = {d_k}\n{numbers}", fontsize=10)  # no mathtext: fast
+            lines.append(f"{name:>6}: {numbers}")
+        return "\n".join(lines)
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_dot_product_variance(answer, d_k: int, scaled: bool = False) -> Verdict:
+    """Check Var[q.k] = d_k (scaled=False) or Var[q.k / sqrt(d_k)] = 1 (scaled=True), entries i.i.d. (0, 1)."""
+    what = "Var[q.k / sqrt(d_k)]" if scaled else "Var[q.k]"
+    if scaled:
+        expected = 1.0
+        mistakes = {
+            "scale_not_applied": (d_k, "the variance before scaling",
+                                  "dividing q.k by sqrt(d_k) divides its variance by "
+                                  "(sqrt(d_k))^2 = d_k, so d_k becomes 1."),
+            "variance_scaled_by_sqrt": (np.sqrt(d_k), "dividing the variance by sqrt(d_k) once",
+                                        "Var[X / c] = Var[X] / c^2: with c = sqrt(d_k) the "
+                                        "variance d_k is divided by d_k, not by sqrt(d_k)."),
+        }
+    else:
+        expected = float(d_k)
+        mistakes = {
+            "std_for_variance": (np.sqrt(d_k), "the standard deviation sqrt(d_k)",
+                                 "the variance of a sum of d_k independent terms q_i k_i, each "
+                                 "of variance 1, is d_k; sqrt(d_k) is its standard deviation."),
+            "variance_is_one": (1.0, "the variance after scaling",
+                                "each term q_i k_i has variance 1, but there are d_k of them and "
+                                "the variances of independent terms add up: Var[q.k] = d_k."),
+        }
+    if not is_unanswered(answer) and np.ndim(answer) != 0:
+        return Verdict(WRONG, f"Give {what} as a single number, got shape {np.shape(answer)}.")
+    return check_value(answer, expected, f"{what} for d_k = {d_k}", mistakes)
+
+
+WHY_SCALE_CHOICES = {
+    "a": "it makes q and k unit-length vectors",
+    "b": "it keeps the variance of the scores at 1, so the softmax does not saturate as d_k grows",
+    "c": "it makes each row of attention weights sum to 1",
+}
+
+
+def check_why_scale(answer) -> Verdict:
+    """Multiple choice: why divide the scores by sqrt(d_k)? (see WHY_SCALE_CHOICES)."""
+    if is_unanswered(answer):
+        return unanswered('choice ("a", "b" or "c")')
+    choice = str(answer).strip().lower()
+    if choice == "b":
+        return Verdict(CORRECT, "Correct: Var[q.k] = d_k, so the raw scores spread like sqrt(d_k) and "
+                                "push the softmax into saturation; dividing by sqrt(d_k) brings "
+                                "the variance back to 1 for every d_k.")
+    if choice == "a":
+        return Verdict(MISTAKE, "Not quite: that is the myth 'it only normalises vector length'. "
+                                "Dividing the score by sqrt(d_k) leaves q and k as they are (their "
+                                "length is about sqrt(d_k) each, and q.k / sqrt(d_k) is not a "
+                                "cosine); it fixes the spread of the scores, Var = 1.",
+                       "only_normalises_length")
+    if choice == "c":
+        return Verdict(MISTAKE, "Not quite: the softmax already makes every row sum to 1, with or "
+                                "without the scale. The scale changes how peaked the row is.",
+                       "scale_for_row_sums")
+    return Verdict(WRONG, f'Answer with one letter, "a", "b" or "c"; got {answer!r}.')

@@ -1,0 +1,219 @@
+"""Notebook 04, Masking: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/04_masking.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb04_masking.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import Verdict, check_value
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+MASK_KINDS = ("none", "causal", "padding", "both")
+
+
+def mask_for(kind: str, n: int, lengths, item: int) -> np.ndarray:
+    """Additive (n, n) mask of one batch item: none, causal, padding, or both (their sum)."""
+    if kind not in MASK_KINDS:
+        raise ValueError(f"kind must be one of {MASK_KINDS}, got {kind!r}")
+    M = np.zeros((n, n))
+    if kind in ("causal", "both"):
+        M = M + ac.causal_mask(n)  # (n, n)
+    if kind in ("padding", "both"):
+        M = M + ac.padding_mask(lengths, n)[item]  # (1, n) broadcasts over the n queries
+    return M
+
+
+def leak_test(attention, X, W_Q, W_K, W_V, position, rng: np.random.Generator,
+              **kwargs) -> np.ndarray:
+    """Replace the token X[position] by a random one; return how much each output row changed.
+
+    attention : function (Q, K, V, **kwargs) -> output (..., n, d_v), e.g. lengths=... for padding;
+    X : (..., n, d_model); position : index into the (..., n) axes (an int, or (b, j) for a batch).
+    Returns max_k |out_new - out_old| per position, shape (..., n).
+    """
+    X = np.asarray(X, dtype=float)
+    X_new = X.copy()
+    X_new[position] = rng.normal(size=X.shape[-1])  # a different token at `position`
+    old = attention(X @ W_Q, X @ W_K, X @ W_V, **kwargs)  # (..., n, d_v)
+    new = attention(X_new @ W_Q, X_new @ W_K, X_new @ W_V, **kwargs)  # (..., n, d_v)
+    return np.abs(new - old).max(axis=-1)  # (..., n)
+
+
+def causal_attention(Q, K, V) -> np.ndarray:
+    """Correct: softmax(Q K^T / sqrt(d_k) + causal mask) V, via attention_core. (n, d_v)."""
+    return ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(Q.shape[-2]))[0]
+
+
+def bug_causal_mask_on_values(Q, K, V) -> np.ndarray:
+    """BUG, for demonstration: softmax over ALL keys, then zero the future values v_j (j > i) per query."""
+    n = Q.shape[-2]
+    allowed = np.isfinite(ac.causal_mask(n))  # (n, n), True where j <= i
+    A = ac.attention_weights(Q, K)  # (n, m): future keys are still in every denominator
+    return np.einsum("ij,ij,jd->id", A, allowed, V)  # sum_j a_ij [j <= i] v_j
+
+
+def bug_causal_mask_after_softmax(Q, K, V) -> np.ndarray:
+    """BUG, for demonstration: softmax over all keys, then zero future weights, no renormalising."""
+    A = ac.attention_weights(Q, K) * np.isfinite(ac.causal_mask(Q.shape[-2]))  # rows no longer sum to 1
+    return A @ V  # (n, m) @ (m, d_v) -> (n, d_v)
+
+
+def padded_attention(Q, K, V, lengths) -> np.ndarray:
+    """Correct: padding mask (batch, 1, m) hides the padded KEYS of each batch item. (batch, n, d_v)."""
+    return ac.scaled_dot_product_attention(Q, K, V, ac.padding_mask(lengths, K.shape[-2]))[0]
+
+
+def bug_padding_on_values(Q, K, V, lengths) -> np.ndarray:
+    """BUG, for demonstration: zero the padded value rows v_j instead of masking the padded keys."""
+    is_pad = np.arange(K.shape[-2])[None, :] >= np.asarray(lengths)[:, None]  # (batch, m)
+    V_zeroed = np.where(is_pad[:, :, None], 0.0, V)  # (batch, m, d_v)
+    return ac.attention_weights(Q, K) @ V_zeroed  # padded keys still take part in the softmax
+
+
+def bug_padding_on_queries(Q, K, V, lengths) -> np.ndarray:
+    """BUG, for demonstration: the padding mask put on the query axis, (batch, n, 1) instead of (batch, 1, m).
+
+    Written with -1e9 as such code usually is: a whole padded query ROW gets the same -1e9,
+    which softmax ignores, and the real queries still see the padded keys.
+    """
+    is_pad = np.arange(Q.shape[-2])[None, :] >= np.asarray(lengths)[:, None]  # (batch, n)
+    wrong = np.where(is_pad, -1e9, 0.0)[:, :, None]  # (batch, n, 1): hides queries, not keys
+    A = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]) + wrong, axis=-1)
+    return A @ V  # (batch, n, m) @ (batch, m, d_v) -> (batch, n, d_v)
+
+
+def _draw_weights_image(ax, n):
+    cmap = matplotlib.colormaps["Blues"].with_extremes(bad="0.55")  # blocked cells: grey
+    im = ax.imshow(np.zeros((n, n)), cmap=cmap, vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(n))
+    ax.set_yticks(range(n))
+    ax.set_xlabel("key position j")
+    ax.set_ylabel("query position i")
+    return im
+
+
+def _masked_weights(Q, K, M) -> np.ndarray:
+    """Weights softmax(Q K^T / sqrt(d_k) + M) as a masked array: blocked cells masked (grey)."""
+    A = ac.attention_weights(Q, K, M)  # (..., n, m)
+    return np.ma.masked_where(~np.isfinite(np.broadcast_to(M, A.shape)), A)
+
+
+def masking_example(seed: int = 0, lengths=(6, 4, 2), d_model: int = 8, d_k: int = 4):
+    """A padded batch for the mask pictures: Q, K of shape (batch, n, d_k), n = max(lengths)."""
+    rng = np.random.default_rng(seed)
+    n = max(lengths)
+    X = rng.normal(size=(len(lengths), n, d_model))  # (batch, n, d_model)
+    W_Q = rng.normal(0, d_model ** -0.5, size=(d_model, d_k))  # entries of Q, K: variance about 1
+    W_K = rng.normal(0, d_model ** -0.5, size=(d_model, d_k))
+    return X @ W_Q, X @ W_K  # (batch, n, d_model) @ (d_model, d_k) -> (batch, n, d_k)
+
+
+def plot_mask_patterns(lengths=(6, 4, 2), seed: int = 0):
+    """Small multiples: rows = batch items, columns = none / causal / padding / both; grey = blocked."""
+    Q, K = masking_example(seed, lengths)
+    n = Q.shape[-2]
+    fig, axes = plt.subplots(len(lengths), 4, figsize=(11, 2.9 * len(lengths)),
+                             layout="constrained", sharex=True, sharey=True)
+    for b, length in enumerate(lengths):
+        for c, kind in enumerate(MASK_KINDS):
+            ax = axes[b, c]
+            im = _draw_weights_image(ax, n)
+            im.set_array(_masked_weights(Q[b], K[b], mask_for(kind, n, lengths, b)))
+            ax.set_title(f"{kind}, item {b} (length {length})", fontsize=10)
+            ax.label_outer()  # axis labels on the outer panels only: the panels share them
+    fig.colorbar(im, ax=axes, shrink=0.5, label="attention weight (注意重み)")
+    fig.suptitle("Mask patterns (マスク): grey cells are blocked (-inf), rows sum to 1 over the rest")
+    return fig
+
+
+class LiveMask(LiveFigure):
+    """Pick a query position, a mask kind and a batch item: weights matrix (left) and that row (right)."""
+
+    figsize = (9.5, 3.8)
+    lengths = (6, 4, 2)
+    seed = 0
+
+    def setup(self) -> None:
+        from matplotlib.patches import Rectangle
+
+        self.Q, self.K = masking_example(self.seed, self.lengths)
+        n = self.n = self.Q.shape[-2]
+        ax_im, self.ax_bar = self.fig.subplots(1, 2, width_ratios=(1, 1.3))
+        self.im = _draw_weights_image(ax_im, n)
+        self.row_box = Rectangle((-0.5, -0.5), n, 1, fill=False, lw=3, edgecolor="tab:orange")
+        ax_im.add_patch(self.row_box)
+        self.ax_im = ax_im
+        # blocked keys: a grey column behind, the grey of the blocked cells on the left
+        self.blocked = self.ax_bar.bar(range(n), np.zeros(n), width=1.0, color="0.55", alpha=0.5)
+        self.bars = self.ax_bar.bar(range(n), np.zeros(n), color="tab:blue")
+        self.ax_bar.set_ylim(0, 1.05)
+        self.ax_bar.set_xticks(range(n))
+        self.ax_bar.set_xlabel("key position j")
+        self.ax_bar.set_ylabel("weight $a_{ij}$")
+        self.ax_im.set_title("mask", fontsize=10)
+        self.ax_bar.set_title("query", fontsize=10)
+        self.blit([self.im, self.row_box, *self.blocked, *self.bars, self.ax_im.title,
+                   self.ax_bar.title])
+
+    def update(self, position: int = 3, mask: str = "causal", item: int = 1) -> str:
+        M = mask_for(mask, self.n, self.lengths, item)  # (n, n)
+        W = _masked_weights(self.Q[item], self.K[item], M)  # (n, n), blocked cells masked
+        self.im.set_array(W)
+        self.row_box.set_y(position - 0.5)
+        row = W[position].filled(0.0)
+        allowed = np.isfinite(M[position])
+        for bar, grey, h, ok in zip(self.bars, self.blocked, row, allowed, strict=True):
+            bar.set_height(h)  # a blocked key's weight is exactly 0
+            grey.set_height(0.0 if ok else 1.05)
+        self.ax_im.set_title(f"mask: {mask}, item {item} (length {self.lengths[item]})",
+                             fontsize=10)
+        keys = [int(j) for j in np.flatnonzero(allowed)]
+        self.ax_bar.set_title(f"query i = {position} may attend to keys {keys} (grey: blocked)",
+                              fontsize=10)
+        return (f"mask {mask}, batch item {item} (length {self.lengths[item]}), query {position}\n"
+                f"may attend to keys {keys}\nweights {np.array2string(row, precision=3)}")
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_causal_mask(answer, n: int) -> Verdict:
+    """Check an additive causal mask (n, n): 0 on and below the diagonal, -inf above."""
+    right = ac.causal_mask(n)
+    future = np.triu(np.ones((n, n), dtype=bool), k=1)
+    mistakes = {
+        "mask_lower_triangle": (right.T, "a mask that hides the past",
+                                "query i may see keys j <= i: the -inf entries belong ABOVE "
+                                "the diagonal (np.triu(..., k=1)), not below it."),
+        "mask_hides_diagonal": (np.where(np.triu(np.ones((n, n), dtype=bool)), -np.inf, 0.0),
+                                "a mask that also hides the diagonal",
+                                "every position may attend to itself; use k=1 in np.triu so "
+                                "the diagonal stays 0 (otherwise row 0 blocks every key)."),
+        "mask_multiplicative": ((~future).astype(float), "a 0/1 (multiplicative) mask",
+                                "our masks are ADDED to the scores: 0 where a key may be seen, "
+                                "-inf where it may not. A 1/0 mask added to the scores hides nothing."),
+        "mask_boolean_blocked": (future.astype(float), "a True/False 'is blocked' matrix",
+                                 "turn it into an additive mask: np.where(blocked, -np.inf, 0.0)."),
+        "mask_large_negative": (np.where(future, -1e9, 0.0), "a finite -1e9 instead of -inf",
+                                "here it gives the same weights, but on a row that is blocked "
+                                "everywhere -1e9 silently gives uniform weights instead of an "
+                                "error; use -np.inf."),
+        "mask_finfo_min": (np.where(future, np.finfo(float).min, 0.0),
+                           "np.finfo(float).min instead of -inf",
+                           "the most negative float is still finite: here it gives the same "
+                           "weights, but on a row that is blocked everywhere it silently gives "
+                           "uniform weights instead of an error; use -np.inf."),
+        "mask_times_inf": (np.where(future, -np.inf, np.nan), "multiplying by -inf",
+                           "0 x -inf is NaN, not 0: np.triu(np.ones((n, n)), 1) * -np.inf puts "
+                           "NaN on and below the diagonal, and one NaN turns a whole softmax row "
+                           "into NaN. Use np.where(blocked, -np.inf, 0.0)."),
+    }
+    return check_value(answer, right, f"causal mask for n = {n}", mistakes)

@@ -1,0 +1,261 @@
+"""Notebook 05, Multi-head attention: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/05_multi_head_attention.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb05_multi_head_attention.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    check_value,
+    count_in_quotes,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
+from course.figures import attention_heatmap
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+def head_weights_row(weights, titles, labels=None, suptitle=None):
+    """One annotated heatmap per head, side by side. weights : (h, n, m)."""
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 3:
+        raise ValueError(f"weights must be (h, n, m), got shape {weights.shape}")
+    h, n, m = weights.shape
+    if len(titles) != h:
+        raise ValueError(f"need one title per head: h = {h}, got {len(titles)} titles")
+    fig, axes = plt.subplots(1, h, figsize=(0.3 + (0.75 * m + 0.7) * h, 1.5 + 0.6 * n),
+                             layout="constrained")
+    for ax, w, title in zip(np.atleast_1d(axes), weights, titles, strict=True):
+        attention_heatmap(w, labels, labels, title=title, ax=ax)
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig
+
+
+def head_count_demo(seed: int = 0, n: int = 6, d_model: int = 12):
+    """Fixed X (n, d_model) and W_Q, W_K, W_V, W_O (d_model, d_model) for the head-count slider.
+
+    W_Q, W_K have std 0.45 so that Q K^T / sqrt(d_k) has std about 12 * 0.45^2 = 2.4 for
+    every h (q has d_k entries of variance d_model * 0.45^2): the heads stay equally sharp
+    whatever h is, and only the split of the same columns into heads changes.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d_model))  # (n, d_model)
+    W_Q = rng.normal(0.0, 0.45, size=(d_model, d_model))  # (d_model, h*d_k)
+    W_K = rng.normal(0.0, 0.45, size=(d_model, d_model))  # (d_model, h*d_k)
+    W_V = rng.normal(0.0, d_model ** -0.5, size=(d_model, d_model))  # (d_model, h*d_v)
+    W_O = rng.normal(0.0, d_model ** -0.5, size=(d_model, d_model))  # (h*d_v, d_model)
+    return {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "W_O": W_O}
+
+
+def divisors(d: int) -> list[int]:
+    """All h with d % h == 0, ascending: the head counts that split d_model evenly."""
+    return [h for h in range(1, d + 1) if d % h == 0]
+
+
+def _grid_positions(h: int, cols_max: int = 6) -> list[list[float]]:
+    """[left, bottom, width, height] (figure fractions) of h axes in at most two rows of cols_max."""
+    cols = min(h, cols_max)
+    rows = -(-h // cols_max)
+    cell_w, cell_h = 0.96 / cols_max, 0.41  # up to two rows between y = 0.02 and 0.84
+    x0 = 0.02 + (cols_max - cols) * cell_w / 2  # centre the used columns ...
+    y_top = 0.84 - (2 - rows) * cell_h / 2  # ... and the used rows
+    return [[x0 + (r % cols) * cell_w + 0.12 * cell_w, y_top - (r // cols + 1) * cell_h + 0.1 * cell_h,
+             0.76 * cell_w, 0.74 * cell_h] for r in range(h)]
+
+
+class LiveHeadCount(LiveFigure):
+    """Slider h over the divisors of d_model: the same W_Q, W_K split into h heads of d_k = d_model/h."""
+
+    figsize = (9.0, 3.8)
+    max_heads = 12
+
+    def __init__(self, seed: int = 0):
+        self.data = head_count_demo(seed)
+        super().__init__()
+
+    def setup(self) -> None:
+        # positions set by update(), no layout engine
+        self.fig.set_layout_engine(None)
+        n = self.data["X"].shape[0]
+        self.axes, self.images, self.labels = [], [], []
+        for _ in range(self.max_heads):
+            ax = self.fig.add_axes((0, 0, 0.1, 0.1))
+            im = ax.imshow(np.zeros((n, n)), cmap="Blues", vmin=0.0, vmax=1.0, interpolation="none")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            # a plain text, not a title: titles are re-positioned on every draw (slow)
+            self.labels.append(ax.text(0.5, 1.04, "", transform=ax.transAxes, ha="center",
+                                       va="bottom", fontsize=10))
+            self.axes.append(ax)
+            self.images.append(im)
+        self.title = self.fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=12)
+        self.fig.text(0.5, 0.005, "each square: rows = query i, columns = key j "
+                      "(white 0 ... dark blue 1)", ha="center", va="bottom", fontsize=10)
+        self.blit([*self.axes, *self.labels, self.title])  # axes move and hide: all of them change
+
+    def update(self, h: int = 1) -> str:
+        d = self.data
+        d_model = d["X"].shape[1]
+        if h not in divisors(d_model) or h > self.max_heads:
+            raise ValueError(f"h must divide d_model = {d_model} (one of {divisors(d_model)}), got {h}")
+        _, weights = ac.multi_head_attention(d["X"], d["X"], d["W_Q"], d["W_K"], d["W_V"],
+                                             d["W_O"], h)  # weights (h, n, n)
+        d_k = d_model // h
+        params = sum(d[k].size for k in ("W_Q", "W_K", "W_V", "W_O"))
+        slots = _grid_positions(h) + [None] * (self.max_heads - h)  # hidden axes need no slot
+        for r, (ax, im, pos) in enumerate(zip(self.axes, self.images, slots, strict=True)):
+            ax.set_visible(r < h)
+            if r < h:
+                ax.set_position(pos)
+                im.set_array(weights[r])
+                self.labels[r].set_text(f"head {r + 1}")
+        self.title.set_text(f"h = {h} heads of d_k = d_v = {d_k}  (d_model = {d_model}, "
+                            f"parameters 4 d_model² = {params})")
+        sharp = weights.max(axis=-1).mean(axis=-1)  # (h,) mean over queries of the largest weight
+        return (f"h = {h}: d_k = d_v = d_model / h = {d_k}; parameters = {params} "
+                f"(= 4 * {d_model}^2)\nmean largest weight per query, head by head: "
+                + " ".join(f"{s:.2f}" for s in sharp))
+
+
+def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
+    """Small multiples: for each h in hs one row with the h heads' weights (n, n)."""
+    X = data["X"]
+    cols = max(hs)
+    fig, axes = plt.subplots(len(hs), cols, figsize=(1.45 * cols + 0.6, 1.55 * len(hs) + 0.5),
+                             squeeze=False, layout="constrained")
+    for row, h in zip(axes, hs, strict=True):
+        _, weights = ac.multi_head_attention(X, X, data["W_Q"], data["W_K"], data["W_V"],
+                                             data["W_O"], h)  # (h, n, n)
+        for r, ax in enumerate(row):
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if r >= h:
+                ax.set_visible(False)
+                continue
+            im = ax.imshow(weights[r], cmap="Blues", vmin=0.0, vmax=1.0)
+            ax.set_title(f"h={h}, head {r + 1}", fontsize=9)
+            if r == 0:
+                ax.set_ylabel(f"d_k = {X.shape[1] // h}\nquery i")
+            ax.set_xlabel("key j", fontsize=8)
+    fig.colorbar(im, ax=axes, shrink=0.5, label="attention weight")
+    fig.suptitle("Same W_Q, W_K split into h heads: attention weights per head")
+    return fig
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_W_O_shape(answer, d_model: int, h: int, d_k: int, d_v: int) -> Verdict:
+    """Check the shape of W_O: (h*d_v, d_model)."""
+    if is_unanswered(answer):
+        return unanswered("shape of W_O, as a tuple")
+    right = (h * d_v, d_model)
+    try:
+        got = tuple(int(x) for x in answer)
+    except (TypeError, ValueError):
+        return Verdict(WRONG, f"Give the shape as a tuple of two integers, got {answer!r}.")
+    if got == right:
+        return Verdict(CORRECT, f"Correct: W_O has shape (h*d_v, d_model) = {right}.")
+    wrongs = {"W_O_uses_d_k": (h * d_k, d_model), "W_O_transposed": (d_model, h * d_v),
+              "W_O_single_head": (d_v, d_model)}
+    for key, shape in wrongs.items():
+        if got == shape and shape != right:
+            label, why = named(key)
+            return Verdict(MISTAKE, f"Not quite: {got} is the {label}. {sentence(why)}", key)
+    return Verdict(WRONG, f"Not quite: W_O has shape (h*d_v, d_model) = {right}, you gave {got}.")
+
+
+def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -> Verdict:
+    """Check a multi-head self-attention output (n, d_model).
+
+    Recognises leaving out W_O, scaling every head by sqrt(d_model) or sqrt(h*d_k) instead of
+    sqrt(d_k), and not splitting into heads (one head of width h*d_k).
+    """
+    def mha(W_Q=W_Q, h=num_heads):
+        return _concat_heads(X, W_Q, W_K, W_V, h, mask) @ np.asarray(W_O, dtype=float)
+
+    h, d_model, width = num_heads, np.shape(X)[-1], np.shape(W_Q)[1]  # width = h*d_k
+    d_k = width // h
+    right, _ = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, h, mask)
+    mistakes = {"no_W_O": _concat_heads(X, W_Q, W_K, W_V, h, mask)}
+    both = "sqrt(d_model) = sqrt(h*d_k)" if width == d_model else "sqrt(d_model)"
+    for key, D, scale in (("mha_scaled_by_d_model", d_model, both),
+                          ("mha_scaled_by_h_d_k", width, "sqrt(h*d_k)")):
+        # dividing the scores by sqrt(D) instead of sqrt(d_k) = multiplying W_Q by sqrt(d_k / D)
+        mistakes[key] = (mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / D)),
+                         f"scaling every head by {scale}",
+                         f"each head compares queries and keys of width d_k = {d_k}, so each "
+                         f"head divides its scores by sqrt(d_k) = sqrt({d_k}), not by "
+                         f"{scale} = sqrt({D}).")
+    mistakes["mha_not_split"] = (
+        mha(h=1), "one head of width h*d_k (no split into heads)",
+        f"split Q, K and V into h = {h} heads of width d_k = {d_k} (ac.split_heads), run "
+        f"attention in each head on its own, then concatenate. One head of width h*d_k = {width} "
+        "has one softmax per query, so every feature is mixed with the same weights instead of "
+        "each head choosing its own.")
+    return check_value(answer, right, "multi-head output", mistakes)
+
+
+def _concat_heads(X, W_Q, W_K, W_V, h: int, mask=None) -> np.ndarray:
+    """Concat(head_1..head_h), shape (n, h*d_v): multi-head self-attention before W_O."""
+    X = np.asarray(X, dtype=float)
+    Q, K, V = (ac.split_heads(X @ np.asarray(W, dtype=float), h) for W in (W_Q, W_K, W_V))
+    if mask is not None and np.ndim(mask) >= 2:
+        mask = np.asarray(mask, dtype=float)[..., None, :, :]  # (..., 1, n, m): every head
+    return ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V, mask)[0])  # (..., n, h*d_v)
+
+
+def check_mha_param_count(answer, d_model: int, h: int) -> Verdict:
+    """Check the number of weights of one multi-head attention (no biases): 4 d_model^2.
+
+    With d_k = d_v = d_model / h: W_Q, W_K, W_V are (d_model, h*d_k) = (d_model, d_model)
+    and W_O is (h*d_v, d_model) = (d_model, d_model), whatever h is.
+    """
+    if is_unanswered(answer):
+        return unanswered("number of parameters (an integer)")
+    if d_model % h:
+        raise ValueError(f"h = {h} must divide d_model = {d_model}")
+    d_k = d_v = d_model // h
+    right = 4 * d_model * d_model
+    mistakes = {
+        "counted_h_times": (h * right, "counting every weight matrix h times",
+                            f"the h heads SHARE the columns of W_Q, W_K, W_V: each head has "
+                            f"(d_model, d_k) = ({d_model}, {d_k}) matrices, and h of them make one "
+                            f"(d_model, h*d_k) = ({d_model}, {d_model}) matrix, not h of them."),
+        "forgot_W_O": (3 * d_model * d_model, "forgetting W_O",
+                       f"besides W_Q, W_K, W_V there is the output matrix W_O of shape "
+                       f"(h*d_v, d_model) = ({d_model}, {d_model})."),
+        "one_head_only": (3 * d_model * d_k + h * d_v * d_model, "counting one head's W_Q, W_K, W_V",
+                          f"every one of the h = {h} heads has its own (d_model, d_k) blocks: "
+                          f"together 3 * d_model * h*d_k = 3 * d_model^2, plus W_O."),
+        "with_biases": (right + 4 * d_model, "adding biases",
+                        "attention_core's multi_head_attention has no bias vectors (nor does this "
+                        "question); with a bias after each of the four matrices you would add "
+                        "4 * d_model, but count only the weight matrices here."),
+    }
+    if isinstance(answer, str):
+        return count_in_quotes(answer)
+    if not isinstance(answer, (int, np.integer, float, np.floating)) or isinstance(answer, bool):
+        return Verdict(WRONG, f"Give the count as one integer, got {answer!r}.")
+    for key, (value, label, why) in mistakes.items():
+        if answer == value and value != right:
+            return Verdict(MISTAKE, f"Not quite: {int(answer)} is what {label} gives. "
+                                    f"{sentence(why)}", key)
+    if answer == right:
+        return Verdict(CORRECT, f"Correct: 4 * d_model^2 = {right} weights, the same for every h "
+                                f"(here h = {h}, d_k = d_v = {d_k}).")
+    return Verdict(WRONG, f"Not quite: you gave {answer!r}. Add up the sizes of W_Q, W_K, W_V "
+                          f"(d_model, h*d_k) and W_O (h*d_v, d_model) with d_k = d_v = d_model/h.")

@@ -1,0 +1,214 @@
+"""Notebook 06, Positional encoding: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/06_positional_encoding.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb06_positional_encoding.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.transforms import Affine2D
+
+import attention_core as ac
+from course.checks import Verdict, check_value
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+def pe_heatmap(num_positions: int = 64, d_model: int = 32):
+    """PE as an image: rows = positions pos, columns = dimensions (even = sin, odd = cos)."""
+    pe = ac.sinusoidal_positional_encoding(num_positions, d_model)  # (num_positions, d_model)
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), layout="constrained")
+    im = ax.imshow(pe, cmap="RdBu_r", vmin=-1.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("dimension of PE (even 2i: sin, odd 2i+1: cos)")
+    ax.set_ylabel("position pos")
+    ax.set_title(f"Sinusoidal positional encoding PE (位置エンコーディング), d_model = {d_model}")
+    fig.colorbar(im, ax=ax, label="PE(pos, dim)")
+    return fig
+
+
+def pe_curves(num_positions: int = 100, d_model: int = 32, columns=(0, 1, 6, 14)):
+    """A few columns of PE as curves over the position."""
+    pe = ac.sinusoidal_positional_encoding(num_positions, d_model)  # (num_positions, d_model)
+    fig, ax = plt.subplots(figsize=(10.0, 3.8), layout="constrained")
+    for c in columns:
+        i = c // 2
+        wave = "sin" if c % 2 == 0 else "cos"
+        wavelength = 2 * np.pi * 10000.0 ** (2 * i / d_model)
+        ax.plot(np.arange(num_positions), pe[:, c], lw=1.5, marker=".", ms=6,
+                label=f"dim {c} = {wave}, i = {i}\nwavelength {wavelength:.1f}")
+    ax.set_xlabel("position pos (integers only: the dots)")
+    ax.set_ylabel("PE(pos, dim)")
+    ax.set_title(f"Columns of PE: low dimensions oscillate fast, high ones slowly (d_model = {d_model})")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=10)
+    return fig
+
+
+def pe_dot_vs_offset(d_model: int = 32, positions=(0, 10, 50), max_k: int = 60):
+    """PE(p) . PE(p + k) against k for several p: the curves coincide (depends on k only)."""
+    pe = ac.sinusoidal_positional_encoding(max(positions) + max_k + 1, d_model)
+    ks = np.arange(max_k + 1)
+    fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
+    styles = ["-", "--", ":", "-."]
+    for idx, p in enumerate(positions):
+        dots = pe[p + ks] @ pe[p]  # (max_k+1, d_model) @ (d_model,) -> (max_k+1,)
+        ax.plot(ks, dots, styles[idx % len(styles)], lw=3 - 0.6 * idx, label=f"p = {p}")
+    ax.set_xlabel("offset k")
+    ax.set_ylabel("PE(p) · PE(p + k)")
+    ax.set_title(f"Dot product of two encodings depends on the offset k only (d_model = {d_model})")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.legend(title="start position")
+    return fig
+
+
+def _bar_segments(values: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """x, y of vertical segments 0 -> values[c] at x = c (every other c from offset), NaN-separated.
+
+    One Line2D drawn this way looks like a bar chart and redraws much faster than d_model bars.
+    """
+    xs = np.arange(offset, len(values), 2, dtype=float)
+    x = np.repeat(xs, 3)  # x, x, nan for each bar
+    x[2::3] = np.nan
+    y = np.zeros_like(x)
+    y[1::3] = values[offset::2]
+    return x, y
+
+
+class LivePositionalEncoding(LiveFigure):
+    """Sliders pos and d_model: the vector PE(pos) as bars, and PE(pos) . PE(pos + k) against k.
+
+    Both axes are fixed, in units of d_model, so only the data is redrawn (blitting):
+    dimension c is drawn in the slot [c, c + 1) of 0 ... d_model, and the dot products
+    in units of d_model/2 (they lie in [-d_model/2, d_model/2], as |PE(pos)|^2 = d_model/2).
+    """
+
+    figsize = (10.0, 3.8)
+    max_d_model = 128
+    max_k = 60
+
+    def setup(self) -> None:
+        ax_bar, ax_dot = self.fig.subplots(1, 2, width_ratios=(1.3, 1))
+        ax_bar.axhline(0, color="grey", lw=0.8)  # before the bars: drawn under them
+        (self.sin_bars,) = ax_bar.plot([], [], color="tab:blue", solid_capstyle="butt")
+        (self.cos_bars,) = ax_bar.plot([], [], color="tab:orange", solid_capstyle="butt")
+        ax_bar.set_xlim(0, 1)
+        ax_bar.set_xticks([0, 0.5, 1], ["0", "d_model/2", "d_model"])
+        ax_bar.set_ylim(-1.1, 1.1)
+        ax_bar.set_yticks([-1, 0, 1])
+        ax_bar.set_xlabel("dimension of PE (blue: sin at 2i, orange: cos at 2i+1)")
+        ax_bar.set_ylabel("PE(pos, dim)")
+        self.ax_bar = ax_bar
+        ax_dot.axhline(0, color="grey", lw=0.8)
+        ks = np.arange(self.max_k + 1)
+        (self.line,) = ax_dot.plot(ks, np.zeros(len(ks)), lw=2, marker="o", ms=3)
+        ax_dot.set_xlim(0, self.max_k)
+        ax_dot.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5, integer=True))
+        ax_dot.set_ylim(-1.1, 1.1)
+        ax_dot.set_yticks([-1, -0.5, 0, 0.5, 1])
+        ax_dot.set_xlabel("offset k")
+        ax_dot.set_ylabel("PE(pos) · PE(pos + k) / (d_model/2)")
+        self.ax_dot = ax_dot
+        self.bar_title = ax_bar.set_title(" ")
+        self.dot_title = ax_dot.set_title(" ")
+        self.update(pos=100, d_model=128)  # titles of their largest size for the one layout
+        self.blit([self.sin_bars, self.cos_bars, self.line, self.bar_title, self.dot_title])
+
+    def update(self, pos: int = 0, d_model: int = 16) -> str:
+        if not 2 <= d_model <= self.max_d_model or d_model % 2:
+            raise ValueError(f"d_model must be even and in 2..{self.max_d_model}, got {d_model}")
+        pe = ac.sinusoidal_positional_encoding(pos + self.max_k + 1, d_model)  # (pos+max_k+1, d_model)
+        # the data stay in dimensions and dot products; a transform draws them in units of d_model
+        in_dims = Affine2D().translate(0.5, 0.0).scale(1.0 / d_model, 1.0) + self.ax_bar.transData
+        slot = self.ax_bar.bbox.width * 72.0 / self.fig.dpi / d_model  # one dimension's slot, points
+        for line, offset in ((self.sin_bars, 0), (self.cos_bars, 1)):
+            line.set_data(*_bar_segments(pe[pos], offset))  # dimension c in the middle of [c, c + 1)
+            line.set_transform(in_dims)
+            line.set_linewidth(0.7 * slot)
+        self.bar_title.set_text(f"PE(pos = {pos}), d_model = {d_model}")
+        dots = pe[pos:] @ pe[pos]  # (max_k+1, d_model) @ (d_model,) -> (max_k+1,)
+        self.line.set_ydata(dots)
+        self.line.set_transform(Affine2D().scale(1.0, 2.0 / d_model) + self.ax_dot.transData)
+        self.dot_title.set_text(f"from pos = {pos}: largest at k = 0 (d_model/2 = {d_model // 2})")
+        first = " ".join(f"{v:.3f}" for v in pe[pos, :6])
+        return (f"pos = {pos}, d_model = {d_model}\nPE(pos)[:6] = {first}\n"
+                f"PE(pos) . PE(pos) = {pe[pos] @ pe[pos]:.3f} (= d_model/2)\n"
+                "PE(pos) . PE(pos+k) for k = 1, 5, 20: "
+                + " ".join(f"{dots[k]:.3f}" for k in (1, 5, 20)))
+
+
+def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
+    """Small multiples of PE(pos) as bars: one row per d_model, one column per position."""
+    fig, axes = plt.subplots(len(d_models), len(positions), figsize=(2.6 * len(positions) + 0.6,
+                             2.2 * len(d_models) + 0.5), squeeze=False, sharey=True,
+                             layout="constrained")
+    for row, d_model in zip(axes, d_models, strict=True):
+        pe = ac.sinusoidal_positional_encoding(max(positions) + 1, d_model)
+        slot = 2.6 * 72.0 / d_model  # points per dimension: each axes is a little under 2.6 in wide
+        for ax, pos in zip(row, positions, strict=True):
+            ax.axhline(0, color="grey", lw=0.8)
+            for offset, color in ((0, "tab:blue"), (1, "tab:orange")):  # one line per colour
+                ax.plot(*_bar_segments(pe[pos], offset), color=color, lw=0.55 * slot,
+                        solid_capstyle="butt")
+            ax.set_xlim(-0.5, d_model - 0.5)
+            ax.set_ylim(-1.1, 1.1)
+            ax.set_title(f"PE({pos}), d_model = {d_model}", fontsize=10)
+            ax.set_xlabel("dimension")
+        row[0].set_ylabel("PE(pos, dim)")
+    fig.suptitle("The encoding vector of a few positions (blue: sin, orange: cos)")
+    return fig
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_pe_entry(answer, pos: int, dim: int, d_model: int) -> Verdict:
+    """Check one entry PE(pos, dim): sin(pos / 10000^(2i/d_model)) at dim = 2i, cos(...) at 2i+1."""
+    if not 0 <= dim < d_model:
+        raise ValueError(f"dim must be in 0..d_model-1 = 0..{d_model - 1}, got {dim}")
+    i = dim // 2  # the pair index: dim = 2i or 2i+1
+    right_fn, wrong_fn = (np.sin, np.cos) if dim % 2 == 0 else (np.cos, np.sin)
+    angle = pos / 10000.0 ** (2 * i / d_model)
+    right = float(ac.sinusoidal_positional_encoding(pos + 1, d_model)[pos, dim])
+    mistakes = {
+        "pe_swapped_sin_cos": (wrong_fn(angle), "swapping sin and cos",
+                               "even dimensions 2i get sin, odd dimensions 2i+1 get cos; "
+                               f"dim = {dim} is {'even' if dim % 2 == 0 else 'odd'}."),
+        "pe_exponent_i": (right_fn(pos / 10000.0 ** (i / d_model)), "the exponent i/d_model",
+                          f"the exponent is 2i/d_model with the pair index i = {i} "
+                          f"(here 2i/d_model = {2 * i}/{d_model}), not i/d_model."),
+        "pe_exponent_dim": (right_fn(pos / 10000.0 ** (dim / d_model)),
+                            "using the dimension index dim in place of 2i",
+                            f"both dimensions of a pair share one frequency: dim = {dim} belongs to "
+                            f"pair i = {i}, so the exponent is 2i/d_model = {2 * i}/{d_model}, "
+                            f"not {dim}/{d_model}."),
+        "pe_positions_from_1": (float(ac.sinusoidal_positional_encoding(pos + 2, d_model)[pos + 1, dim]),
+                                "counting positions from 1",
+                                "positions start at pos = 0 (the first token), as the rows of "
+                                "ac.sinusoidal_positional_encoding do."),
+    }
+    i_up = (dim + 1) // 2  # ceil(dim / 2): the pair index rounded up
+    rounded_up = right_fn(pos / 10000.0 ** (2 * i_up / d_model))
+    if not any(np.isclose(rounded_up, v[0], atol=1e-4) for v in mistakes.values()):
+        mistakes["pe_pair_index_rounded_up"] = (
+            rounded_up, f"the pair index i = ceil(dim/2) = {i_up}",
+            f"the pair index rounds DOWN: dim = {dim} = 2i + 1 gives i = dim // 2 = {i}, so "
+            f"the exponent is 2i/d_model = {2 * i}/{d_model}, not {2 * i_up}/{d_model}.")
+    return check_value(answer, right, f"PE(pos={pos}, dim={dim})", mistakes)
+
+
+def check_permuted_output(answer, Y, perm) -> Verdict:
+    """Check the self-attention output for permuted inputs X[perm] (no positional encoding): Y[perm]."""
+    Y = np.asarray(Y, dtype=float)
+    perm = np.asarray(perm)
+    inverse = np.argsort(perm)
+    mistakes = {
+        "not_permuted": (Y, "the unpermuted output",
+                         "self-attention without positions is permutation-EQUIVARIANT, not "
+                         "invariant: the output rows move together with the input rows."),
+        "inverse_permutation": (Y[inverse], "the inverse permutation",
+                                "row r of the new input is X[perm[r]], so row r of the new "
+                                "output is Y[perm[r]]: index with perm, not with argsort(perm)."),
+    }
+    return check_value(answer, Y[perm], "output for X[perm]", mistakes)

@@ -1,0 +1,302 @@
+"""Notebook 07, Feed-forward network: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/07_feed_forward_network.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb07_feed_forward_network.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    check_value,
+    count_in_quotes,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+def row_influence(f, X, eps: float = 1e-6) -> np.ndarray:
+    """I[i, j] = ||d f(X)[i] / d X[j]||_F (central differences): how much output row i reads input row j.
+
+    f maps (n, d_in) -> (n, d_out). Returns (n, n); the FFN gives a diagonal matrix,
+    self-attention a full one.
+    """
+    X = np.asarray(X, dtype=float)
+    n, d_in = X.shape
+    sq = np.zeros((n, n))
+    for j in range(n):
+        for c in range(d_in):
+            dX = np.zeros_like(X)
+            dX[j, c] = eps
+            col = (f(X + dX) - f(X - dX)) / (2 * eps)  # (n, d_out): d f(X) / d X[j, c]
+            sq[:, j] += np.sum(col ** 2, axis=-1)
+    return np.sqrt(sq)
+
+
+def locality_figure(delta_ffn, delta_attn, changed: int):
+    """Side by side |change of output| (n, d_model) for FFN and self-attention after changing input row `changed`."""
+    delta_ffn, delta_attn = np.abs(delta_ffn), np.abs(delta_attn)
+    vmax = max(delta_ffn.max(), delta_attn.max(), 1e-12)
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained")
+    for ax, d, name in zip(axes, (delta_ffn, delta_attn), ("FFN (位置ごと)", "self-attention"),
+                           strict=True):
+        im = ax.imshow(d, cmap="Reds", vmin=0.0, vmax=vmax, aspect="auto")
+        n, d_model = d.shape
+        ax.set_xticks(range(d_model))
+        ax.set_yticks(range(n))
+        ax.set_xlabel("feature (d_model axis)")
+        ax.set_ylabel("output position i")
+        ax.set_title(f"{name}: |Δ output|, input row {changed} changed")
+        ax.axhline(changed - 0.5, color="k", lw=1, ls="--")
+        ax.axhline(changed + 0.5, color="k", lw=1, ls="--")
+    fig.colorbar(im, ax=axes, label="|Δ output|")
+    return fig
+
+
+def influence_figure(infl_ffn, infl_attn):
+    """Two (n, n) maps of ||d out_i / d x_j||: FFN (diagonal) beside self-attention (full)."""
+    fig, axes = plt.subplots(1, 2, figsize=(8.0, 4.0), layout="constrained")
+    vmax = max(np.max(infl_ffn), np.max(infl_attn))
+    for ax, M, name in zip(axes, (infl_ffn, infl_attn), ("FFN", "self-attention"), strict=True):
+        M = np.asarray(M, dtype=float)
+        im = ax.imshow(M, cmap="Purples", vmin=0.0, vmax=vmax)
+        n = M.shape[0]
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
+        ax.set_xlabel("input position j")
+        ax.set_ylabel("output position i")
+        ax.set_title(f"{name}: ||∂out_i / ∂x_j||")
+        for i in range(n):
+            for j in range(n):
+                ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", fontsize=8,
+                        color="white" if M[i, j] > 0.6 * vmax else "black")
+    fig.colorbar(im, ax=axes, label="size of the Jacobian block")
+    return fig
+
+
+def convex_hull_2d(points) -> np.ndarray:
+    """Indices of the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain)."""
+    P = np.asarray(points, dtype=float)
+    if P.ndim != 2 or P.shape[1] != 2 or len(P) < 3:
+        raise ValueError(f"points must have shape (k, 2) with k >= 3, got {P.shape}")
+    order = sorted(range(len(P)), key=lambda i: (P[i, 0], P[i, 1]))
+
+    def cross(o, a, b):
+        return (P[a, 0] - P[o, 0]) * (P[b, 1] - P[o, 1]) - (P[a, 1] - P[o, 1]) * (P[b, 0] - P[o, 0])
+
+    def chain(idx):
+        out = []
+        for i in idx:
+            while len(out) >= 2 and cross(out[-2], out[-1], i) <= 0:
+                out.pop()
+            out.append(i)
+        return out
+
+    lower, upper = chain(order), chain(order[::-1])
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def inside_convex_hull(points, vertices, tol: float = 1e-9) -> np.ndarray:
+    """True for each 2-D point on or inside the convex polygon `vertices` (counter-clockwise)."""
+    P, H = np.asarray(points, dtype=float), np.asarray(vertices, dtype=float)
+    edge = np.roll(H, -1, axis=0) - H  # (k, 2)
+    rel = P[:, None, :] - H[None, :, :]  # (num_points, k, 2)
+    cross = edge[None, :, 0] * rel[..., 1] - edge[None, :, 1] * rel[..., 0]  # (num_points, k)
+    return np.all(cross >= -tol, axis=1)
+
+
+def convex_hull_figure(V, O):
+    """Value vectors v_j (2-D), their convex hull, and attention outputs O = A V (all inside)."""
+    V, O = np.asarray(V, dtype=float), np.asarray(O, dtype=float)
+    hull = V[convex_hull_2d(V)]
+    fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
+    ax.fill(hull[:, 0], hull[:, 1], color="C0", alpha=0.15, label="convex hull of the values")
+    ax.scatter(O[:, 0], O[:, 1], s=8, color="C1", alpha=0.6, label=r"attention outputs $o_i = \sum_j a_{ij} v_j$")
+    ax.scatter(V[:, 0], V[:, 1], s=90, color="C0", edgecolor="k", zorder=3, label=r"value vectors $v_j$")
+    for j, v in enumerate(V):
+        ax.annotate(f"$v_{j + 1}$", v, textcoords="offset points", xytext=(6, 6), fontsize=13)
+    ax.margins(0.12)
+    ax.set_xlabel("value feature 1")
+    ax.set_ylabel("value feature 2")
+    ax.set_title("Attention outputs are convex combinations\n(バリューの凸結合)")
+    ax.legend(loc="best", fontsize=9)
+    ax.set_aspect("equal")
+    return fig
+
+
+def ffn_kinks(ffn, start, end, num: int = 2001) -> np.ndarray:
+    """Parameters t in (0, 1) where a hidden unit of the FFN switches on/off along x(t) = start + t (end - start)."""
+    t = np.linspace(0.0, 1.0, num)
+    line = np.asarray(start, float)[None, :] + t[:, None] * (np.asarray(end, float) - np.asarray(start, float))[None, :]
+    active = (line @ ffn.W_1 + ffn.b_1) > 0  # (num, d_ff)
+    changed = np.any(active[1:] != active[:-1], axis=1)  # (num - 1,)
+    return (t[1:][changed] + t[:-1][changed]) / 2
+
+
+def bent_line_figure(ffn, start, end, num: int = 401):
+    """A straight segment in 2-D (left) and its image under a 2-D -> 2-D FFN (right): bent at the kinks."""
+    t = np.linspace(0.0, 1.0, num)
+    start, end = np.asarray(start, float), np.asarray(end, float)
+    line = start[None, :] + t[:, None] * (end - start)[None, :]  # (num, 2)
+    image = ac.feed_forward(line, ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)  # (num, 2)
+    kinks = ffn_kinks(ffn, start, end)
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), layout="constrained")
+    for ax, pts, title in zip(axes, (line, image), ("input: a straight segment x(t)",
+                                                          "output: FFN(x(t))"), strict=True):
+        ax.plot(pts[:, 0], pts[:, 1], color="C0", lw=2.5, label="path")
+        ax.plot(*pts[0], "o", color="C2", ms=9, label="t = 0")
+        ax.plot(*pts[-1], "s", color="C3", ms=9, label="t = 1")
+        ax.set_xlabel("feature 1")
+        ax.set_ylabel("feature 2")
+        ax.set_title(title)
+    if len(kinks):
+        k_pts = ac.feed_forward(start[None, :] + kinks[:, None] * (end - start)[None, :],
+                                ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)
+        axes[1].plot(k_pts[:, 0], k_pts[:, 1], "kx", ms=10, mew=2, label="a hidden unit switches")
+    axes[1].legend(fontsize=9, loc="best")
+    axes[0].legend(fontsize=9, loc="best")
+    fig.suptitle("A linear map keeps lines straight; the ReLU in the FFN bends them")
+    return fig
+
+
+def _fmt(v) -> str:
+    return "[" + ", ".join(f"{x:+.2f}" for x in np.ravel(v)) + "]"
+
+
+def ffn_1d_figure(ffn, x_range=(-3.0, 3.0), num: int = 601):
+    """FFN with d_model = 1 as a sum of hinges: each unit's ReLU(x w1_j + b1_j) w2_j and the total."""
+    xs = np.linspace(*x_range, num)
+    hidden = ac.relu(xs[:, None] * ffn.W_1[0] + ffn.b_1)  # (num, d_ff)
+    parts = hidden * ffn.W_2[:, 0]  # (num, d_ff): unit j's share of the output
+    total = ac.feed_forward(xs[:, None], ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)[:, 0]
+    fig, ax = plt.subplots(figsize=(7.0, 4.0), layout="constrained")
+    for j in range(parts.shape[1]):
+        ax.plot(xs, parts[:, j], ls="--", lw=1.5, label=f"unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}")
+    ax.plot(xs, total, color="k", lw=3, label="FFN(x) = sum of units + b_2")
+    for xk in _kinks_1d(ffn, x_range):
+        ax.axvline(xk, color="0.6", lw=0.8, ls=":")
+    ax.set_xlabel("input x (d_model = 1)")
+    ax.set_ylabel("output")
+    ax.set_title("FFN on a 1-D input: piecewise linear, bent where a unit switches (dotted)")
+    ax.legend(fontsize=8, loc="best")
+    return fig
+
+
+def _kinks_1d(ffn, x_range):
+    w, b = ffn.W_1[0], ffn.b_1
+    nz = w != 0
+    xk = -b[nz] / w[nz]
+    return np.sort(xk[(xk > x_range[0]) & (xk < x_range[1])])
+
+
+class LiveFFN1D(LiveFigure):
+    """Slider for a 1-D input x: the FFN curve with the current point, and the d_ff hidden units as bars."""
+
+    figsize = (9.0, 3.4)
+
+    def __init__(self, ffn, x_range=(-3.0, 3.0)):
+        if ffn.W_1.shape[0] != 1 or ffn.W_2.shape[1] != 1:
+            raise ValueError(f"LiveFFN1D needs d_model = 1: W_1 (1, d_ff) and W_2 (d_ff, 1), got "
+                             f"W_1 {ffn.W_1.shape} and W_2 {ffn.W_2.shape}")
+        self.ffn, self.x_range = ffn, x_range
+        super().__init__()
+
+    def setup(self) -> None:
+        f = self.ffn
+        ax_f, ax_h = self.fig.subplots(1, 2, width_ratios=[3, 2])
+        xs = np.linspace(*self.x_range, 601)
+        ys = ac.feed_forward(xs[:, None], f.W_1, f.b_1, f.W_2, f.b_2)[:, 0]
+        ax_f.plot(xs, ys, color="k", lw=2, label="FFN(x)")
+        for xk in _kinks_1d(f, self.x_range):
+            ax_f.axvline(xk, color="0.6", lw=0.8, ls=":")
+        (self.point,) = ax_f.plot([], [], "o", color="C3", ms=11, label="current x")
+        ax_f.set_xlabel("input x (d_model = 1)")
+        ax_f.set_ylabel("FFN(x)")
+        ax_f.legend(loc="best", fontsize=9)
+        self.title = ax_f.set_title("")
+        d_ff = f.W_1.shape[1]
+        top = ac.relu(xs[:, None] * f.W_1[0] + f.b_1).max()
+        self.bars = ax_h.bar(range(d_ff), np.zeros(d_ff), color="C2", edgecolor="k")
+        ax_h.set_ylim(0, 1.1 * top)
+        ax_h.set_xticks(range(d_ff))
+        ax_h.set_xlabel("hidden unit j (d_ff axis)")
+        ax_h.set_ylabel("ReLU(x w1_j + b1_j)")
+        ax_h.set_title("hidden units (grey = off)")
+        self.update(x=0.0)  # a title of its real size for the one layout
+        self.blit([self.point, *self.bars, self.title])
+
+    def update(self, x=0.0) -> str:
+        f = self.ffn
+        x = float(x)
+        z = x * f.W_1[0] + f.b_1  # (d_ff,) pre-activation
+        hidden = ac.relu(z)
+        y = float(ac.feed_forward(np.array([[x]]), f.W_1, f.b_1, f.W_2, f.b_2)[0, 0])
+        self.point.set_data([x], [y])
+        for bar, hv, zv in zip(self.bars, hidden, z, strict=True):
+            bar.set_height(hv)
+            bar.set_facecolor("C2" if zv > 0 else "0.75")
+        on = int(np.sum(z > 0))
+        self.title.set_text(f"x = {x:+.2f}: FFN(x) = {y:+.3f}, {on} of {len(z)} units on")
+        return (f"x = {x:+.2f}\nz = x W_1 + b_1 = {_fmt(z)}\nReLU(z)         = {_fmt(hidden)}\n"
+                f"units on: {on} of {len(z)}\nFFN(x) = ReLU(z) W_2 + b_2 = {y:+.4f}")
+
+
+# --- self-checks --------------------------------------------------------------
+
+def ffn_param_count(d_model: int, d_ff: int) -> int:
+    """Number of learned numbers in the FFN: W_1, b_1, W_2, b_2 = 2 d_model d_ff + d_ff + d_model."""
+    return 2 * d_model * d_ff + d_ff + d_model
+
+
+def check_ffn_param_count(answer, d_model: int, d_ff: int) -> Verdict:
+    """Check the FFN parameter count; recognise forgotten biases and the attention-like 4 d_model^2."""
+    if is_unanswered(answer):
+        return unanswered("parameter count (an integer)")
+    if isinstance(answer, str):
+        return count_in_quotes(answer)
+    try:
+        got = int(answer)
+    except (TypeError, ValueError):
+        return Verdict(WRONG, f"Give the count as one integer, got {answer!r}.")
+    if got != answer:
+        return Verdict(WRONG, f"A parameter count is a whole number, got {answer!r}.")
+    right = ffn_param_count(d_model, d_ff)
+    if got == right:
+        return Verdict(CORRECT, f"Correct: 2 d_model d_ff + d_ff + d_model = 2*{d_model}*{d_ff} + "
+                                f"{d_ff} + {d_model} = {right:,}.")
+    wrongs = {"ffn_no_biases": 2 * d_model * d_ff,
+              "ffn_one_bias": (2 * d_model * d_ff + d_ff, 2 * d_model * d_ff + d_model),
+              "ffn_counted_like_attention": (4 * d_model ** 2, 4 * d_model ** 2 + 4 * d_model),
+              "ffn_square_weights": (2 * d_model ** 2 + 2 * d_model, 2 * d_model ** 2)}
+    for key, values in wrongs.items():
+        if got in np.atleast_1d(values):
+            label, why = named(key)
+            return Verdict(MISTAKE, f"Not quite: {got:,} is what {label} gives. "
+                                    f"{sentence(why)}", key)
+    return Verdict(WRONG, f"Not quite: you gave {got:,}. Count W_1 (d_model x d_ff), b_1 (d_ff), "
+                          f"W_2 (d_ff x d_model) and b_2 (d_model) with d_model = {d_model}, "
+                          f"d_ff = {d_ff}.")
+
+
+def check_ffn_output(answer, X, W_1, b_1, W_2, b_2) -> Verdict:
+    """Check FFN(X) = max(0, X W_1 + b_1) W_2 + b_2; recognise ReLU after W_2, no ReLU, missing biases."""
+    X, W_1, b_1, W_2, b_2 = (np.asarray(a, dtype=float) for a in (X, W_1, b_1, W_2, b_2))
+    right = ac.feed_forward(X, W_1, b_1, W_2, b_2)
+    Z = X @ W_1 + b_1  # (n, d_ff) pre-activation
+    mistakes = {"ffn_relu_after_W_2": ac.relu(Z @ W_2 + b_2),
+                "ffn_no_relu": Z @ W_2 + b_2,
+                "ffn_missing_b_1": ac.relu(X @ W_1) @ W_2 + b_2,
+                "ffn_missing_b_2": ac.relu(Z) @ W_2}
+    return check_value(answer, right, "FFN output", mistakes)

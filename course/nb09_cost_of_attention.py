@@ -1,0 +1,354 @@
+"""Notebook 09, The cost of attention: its figures, live figure and self-checks.
+
+The lesson itself is in notebooks/09_cost_of_attention.ipynb; this module holds what a learner
+may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb09_cost_of_attention.py.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import CORRECT, MISTAKE, WRONG, Verdict, is_unanswered, sentence, unanswered
+from course.live import LiveFigure
+
+# --- figures and live figure ----------------------------------------------------
+
+MiB = 2 ** 20  # bytes in a mebibyte (MiB); a megabyte (MB) is 10**6 bytes
+
+
+def format_bytes(num_bytes: float) -> str:
+    """Bytes in binary units: '512 B', '8.0 KiB', '128.0 MiB', '2.0 GiB'."""
+    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if num_bytes >= size:
+            return f"{num_bytes / size:.1f} {unit}"
+    return f"{int(num_bytes)} B"
+
+
+def measure_call(fn) -> tuple[float, int]:
+    """Run fn() once; return (wall-clock seconds, peak bytes allocated during the call).
+
+    The peak comes from tracemalloc, which sees numpy's array buffers (numpy
+    reports them to it); memory allocated before the call (the inputs) is not counted.
+    """
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    start = time.perf_counter()
+    fn()
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return seconds, peak
+
+
+def attention_sweep(ns, d_k: int = 64, block_size: int | None = None,
+                    seed: int = 0, repeats: int = 3) -> dict[str, np.ndarray]:
+    """Time and peak memory of a self-attention call for each n (naive, or tiled if block_size).
+
+    Q, K, V (n, d_k) are drawn from np.random.default_rng(seed) before measuring. Each call
+    is repeated: the time is the fastest of `repeats` (the first call at a new size pays
+    one-off costs), the peak is the largest. Returns {"n", "seconds", "peak_bytes"},
+    arrays of shape (len(ns),).
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    rows = []
+    for n in ns:
+        rng = np.random.default_rng(seed)
+        Q, K, V = (rng.normal(size=(n, d_k)) for _ in range(3))  # (n, d_k) each
+        if block_size is None:
+            call = functools.partial(ac.scaled_dot_product_attention, Q, K, V)
+        else:
+            call = functools.partial(ac.tiled_attention, Q, K, V, block_size)
+        times, peaks = zip(*(measure_call(call) for _ in range(repeats)), strict=True)
+        rows.append((min(times), max(peaks)))
+    seconds, peaks = zip(*rows, strict=True)
+    return {"n": np.array(ns), "seconds": np.array(seconds),
+            "peak_bytes": np.array(peaks, dtype=np.int64)}
+
+
+def loglog_slope(x, y) -> float:
+    """Slope p of the straight line log y = p log x + c through the last two points (y ~ x^p)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return float(np.log(y[-1] / y[-2]) / np.log(x[-1] / x[-2]))
+
+
+def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 1.0,
+                refs: dict | None = None, ax=None):
+    """Log-log plot of sweeps[label][key] / scale against n, with reference lines c * n^p.
+
+    sweeps : {label: attention_sweep(...) result}.
+    refs : {p: label}: a grey line proportional to n^p through the last point of
+    sweeps[label], to read a slope off against; default {2: first label}.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.5, 4.0), layout="constrained")
+    for (label, sw), marker in zip(sweeps.items(), "os^D", strict=False):
+        ax.loglog(sw["n"], sw[key] / scale, marker=marker, label=label, zorder=3)
+    refs = {2: next(iter(sweeps))} if refs is None else refs
+    for (p, label), style in zip(refs.items(), ("--", ":", "-."), strict=False):
+        n = sweeps[label]["n"].astype(float)
+        last = sweeps[label][key][-1] / scale
+        ax.loglog(n, last * (n / n[-1]) ** p, style, color="gray",
+                  label=f"reference $\\propto n^{p}$" if p != 1 else r"reference $\propto n$")
+    ns = next(iter(sweeps.values()))["n"]
+    ax.set_xticks(ns, [str(int(n)) for n in ns])  # the measured n, written out
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlabel("sequence length n (log scale)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+    ax.grid(True, which="major", alpha=0.3)
+    return ax.figure
+
+
+def tiling_counts(n: int, block_size: int, h: int = 1, bytes_per_number: int = 8) -> dict[str, int]:
+    """Exact counts of tiled self-attention on an n x n score grid cut into block_size tiles.
+
+    tiles = ceil(n / b)^2; the naive way holds h*n*n score entries at once, the
+    tiled way at most h*b*b (b = min(block_size, n)); both compute h*n*n in total.
+    """
+    for name, value in (("n", n), ("block_size", block_size)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    b = min(block_size, n)
+    per_side = -(-n // b)  # ceil(n / b)
+    return {"tiles_per_side": per_side, "tiles": per_side ** 2,
+            "naive_entries_at_once": h * n * n, "tiled_entries_at_once": h * b * b,
+            "naive_bytes_at_once": h * n * n * bytes_per_number,
+            "tiled_bytes_at_once": h * b * b * bytes_per_number,
+            "entries_computed": h * n * n}
+
+
+def tile_grid(n: int, block_size: int, max_pixels: int = 512) -> np.ndarray:
+    """0/1 checkerboard of the tiles over the n x n score grid (query i, key j in tile (i//b, j//b)).
+
+    Shape (P, P) with P = min(n, max_pixels): pixel k stands for position k*n//P, so a
+    very long sequence still gives a small picture.
+    """
+    P = min(n, max_pixels)
+    pos = np.arange(P) * n // P  # (P,) the position each pixel stands for
+    tile = pos // block_size  # (P,) tile index of that position
+    return (tile[:, None] + tile[None, :]) % 2  # (P, 1) + (1, P) -> (P, P)
+
+
+_TILE_CMAP = matplotlib.colors.ListedColormap(["#c6dbef", "#6baed6"])
+MAX_TILES_DRAWN = 64  # tiles per side beyond which the checkerboard is too fine to see
+
+
+def _tile_picture(n: int, b: int) -> np.ndarray:
+    if -(-n // b) > MAX_TILES_DRAWN:  # too fine to draw: one flat colour
+        return np.zeros((2, 2), dtype=int)
+    return tile_grid(n, b)
+
+
+def _draw_tiles(ax, n: int, block_size: int):
+    """Checkerboard of tiles on ax plus a red frame round the first tile; returns (image, frame)."""
+    b = min(block_size, n)
+    im = ax.imshow(_tile_picture(n, b), cmap=_TILE_CMAP, vmin=0, vmax=1,
+                   interpolation="nearest", extent=(0, n, n, 0))
+    frame = matplotlib.patches.Rectangle((0, 0), b, b, fill=False, edgecolor="red", linewidth=2.5,
+                                         zorder=3)  # above the spines: visible when b = n
+    ax.add_patch(frame)
+    ax.set_xlabel("key position j")
+    ax.set_ylabel("query position i")
+    return im, frame
+
+
+def tiling_small_multiples(n: int = 64, block_sizes=(64, 32, 16, 8)):
+    """Static figure: the n x n score grid cut into tiles for several block sizes, with counts."""
+    fig, axes = plt.subplots(1, len(block_sizes), figsize=(3.0 * len(block_sizes), 4.0),
+                             layout="compressed")  # "compressed": made for square axes in a row
+    for ax, b in zip(axes, block_sizes, strict=True):
+        _draw_tiles(ax, n, b)
+        c = tiling_counts(n, b)
+        ax.set_title(f"b = {b}: {c['tiles']} tile{'s' if c['tiles'] > 1 else ''}\n"
+                     f"held at once: {c['tiled_entries_at_once']:,} entries")
+    fig.suptitle(f"Score grid n x n = {n} x {n}: the red tile is all that is held at once")
+    return fig
+
+
+class LiveTiling(LiveFigure):
+    """Slider figure: the n x n score grid cut into tiles, and entries held at once (naive vs tiled).
+
+    The grid is drawn in units of n (ticks 0, n/2, n), so everything except the
+    changing artists (tile image, red frame, bars, texts) is drawn once and kept as
+    a background; png() restores it and draws only the changing artists (blitting).
+    """
+
+    figsize = (9.5, 4.0)
+    max_n = 16384
+
+    def setup(self) -> None:
+        self.fig.set_layout_engine(None)
+        self.ax_grid = self.fig.add_axes((0.09, 0.14, 0.30, 0.66))
+        self.ax_bar = self.fig.add_axes((0.50, 0.14, 0.46, 0.66))
+        self.im = self.ax_grid.imshow(np.zeros((2, 2)), cmap=_TILE_CMAP, vmin=0, vmax=1,
+                                      interpolation="nearest", extent=(0, 1, 1, 0))
+        self.frame = matplotlib.patches.Rectangle((0, 0), 1, 1, fill=False, edgecolor="red",
+                                                  linewidth=2.5)
+        self.ax_grid.add_patch(self.frame)
+        for axis in (self.ax_grid.xaxis, self.ax_grid.yaxis):
+            axis.set_ticks([0, 0.5, 1], ["0", "n/2", "n"])
+        self.ax_grid.set_xlabel("key position j")
+        self.ax_grid.set_ylabel("query position i")
+        # plain texts, not titles: a title is re-positioned on every draw (slow)
+        self.grid_title = self.ax_grid.text(0.5, 1.03, "", transform=self.ax_grid.transAxes,
+                                            ha="center", va="bottom", fontsize=12)
+        self.too_fine = self.ax_grid.text(0.5, 0.5, "tiles too small\nto draw", ha="center",
+                                          va="center", transform=self.ax_grid.transAxes,
+                                          fontsize=11, bbox={"facecolor": "white", "lw": 0})
+        self.bars = self.ax_bar.barh([1, 0], [1, 1], color=["#d62728", "#1f77b4"])
+        self.ax_bar.set_yticks([])
+        self.ax_bar.set_xscale("log")
+        self.ax_bar.set_xlim(1, 2 * self.max_n ** 2)
+        self.ax_bar.set_xticks(10.0 ** np.arange(0, 9, 2), ["1", "100", "10,000", "1e6", "1e8"])
+        self.ax_bar.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        self.ax_bar.set_xlabel("score entries held at once (log scale)")
+        self.bar_title = self.ax_bar.text(0.5, 1.03, "", transform=self.ax_bar.transAxes,
+                                          ha="center", va="bottom", fontsize=12)
+        self.labels = [self.ax_bar.text(1.5, y, "", va="center", fontsize=10,
+                                        bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
+                       for y in (1, 0)]
+        self.blit([self.im, self.frame, self.too_fine, self.grid_title, *self.bars, *self.labels,
+                   self.bar_title])
+
+    def update(self, n: int = 64, block_size: int = 8) -> str:
+        c = tiling_counts(n, block_size)
+        b = min(block_size, n)
+        k = c["tiles_per_side"]
+        self.im.set_data(_tile_picture(n, b))
+        self.frame.set_bounds(0, 0, b / n, b / n)  # the grid is drawn in units of n
+        self.too_fine.set_visible(k > MAX_TILES_DRAWN)
+        self.grid_title.set_text(f"n = {n}, b = {b}\n{k} x {k} = {c['tiles']:,} tiles")
+        for bar, label, key in zip(self.bars, self.labels, ("naive", "tiled"), strict=True):
+            entries = c[f"{key}_entries_at_once"]
+            bar.set_width(entries)
+            what = "naive, whole n x n" if key == "naive" else "tiled, one b x b tile"
+            label.set_text(f"{what}: {entries:,} ({format_bytes(c[f'{key}_bytes_at_once'])})")
+        ratio = c["naive_entries_at_once"] / c["tiled_entries_at_once"]
+        ratio = f"{ratio:,.0f}" if ratio.is_integer() else f"{ratio:.3g}"
+        self.bar_title.set_text(f"float64 scores held at once\ntiled: {ratio}x fewer")
+        return (f"n = {n}, block_size = {block_size}: {k} x {k} = {c['tiles']:,} tiles\n"
+                f"score entries held at once: naive {c['naive_entries_at_once']:,} "
+                f"({format_bytes(c['naive_bytes_at_once'])}), tiled "
+                f"{c['tiled_entries_at_once']:,} ({format_bytes(c['tiled_bytes_at_once'])})"
+                f" -> {ratio}x fewer\n"
+                f"score entries computed in total: {c['entries_computed']:,} in both")
+
+
+# --- self-checks --------------------------------------------------------------
+
+def _fmt_number(x: float) -> str:
+    """12,345 for whole numbers, 134.218 otherwise."""
+    return f"{int(round(x)):,}" if float(x).is_integer() else f"{x:,.6g}"
+
+
+def _check_number(answer, expected: float, what: str, mistakes, rtol: float = 1e-3,
+                  hint: str = "") -> Verdict:
+    """One number against expected (relative tolerance rtol); mistakes: [(key, value, label, why)]."""
+    if is_unanswered(answer):
+        return unanswered(what)
+    try:
+        a = float(np.asarray(answer, dtype=float))
+    except (TypeError, ValueError):
+        return Verdict(WRONG, f"Give your {what} as one number, got {answer!r}.")
+    if np.isclose(a, expected, rtol=rtol, atol=0.0):
+        return Verdict(CORRECT, f"Correct: the {what} is {_fmt_number(expected)}.")
+    for key, value, label, why in mistakes:
+        if not np.isclose(value, expected, rtol=rtol, atol=0.0) and \
+                np.isclose(a, value, rtol=rtol, atol=0.0):
+            return Verdict(MISTAKE, f"Not quite: {_fmt_number(a)} is what {label} gives. "
+                                    f"{sentence(why)}", key)
+    if rtol >= 1e-4 and np.isclose(a, expected, rtol=1e-2, atol=0.0):  # counts (rtol ~ 0) are exact
+        return Verdict(WRONG, f"Close: {_fmt_number(a)} is within 1% of the {what}, but not within "
+                              f"{rtol:.1%}: check the arithmetic, or give more digits "
+                              "(3 decimals).")
+    return Verdict(WRONG, f"Not quite: you gave {_fmt_number(a)}. {hint}".rstrip())
+
+
+def check_score_entries(answer, n: int, h: int = 1, d_k: int = 64) -> Verdict:
+    """Number of score entries of multi-head self-attention: h * n * n (one per head, query, key)."""
+    right = ac.attention_cost(n, d_k=d_k, h=h)["score_entries"]
+    heads = " per head" if h > 1 else ""
+    mistakes = [
+        ("forgot_heads", n * n, "one head only (n*n)",
+         f"every head has its own n x n score matrix, so multiply by h = {h}."),
+        ("size_of_Q", h * n * d_k, "the size of Q (h*n*d_k)",
+         "n*d_k counts the numbers in Q or K; the score matrix has one entry per "
+         f"(query, key) pair{heads}: n*n, whatever d_k is."),
+        ("size_of_Q", n * d_k, "the size of one head's Q (n*d_k)",
+         "n*d_k counts the numbers in Q or K; the score matrix has one entry per "
+         "(query, key) pair: n*n per head, whatever d_k is."),
+        ("linear_in_n", h * 2 * n, "adding the positions (2n per head)",
+         "queries and keys are paired, not added: n queries times n keys = n*n pairs per head."),
+        ("linear_in_n", 2 * n, "adding the positions (2n)",
+         "queries and keys are paired, not added: n queries times n keys = n*n pairs per head, "
+         f"times h = {h} heads."),
+    ]
+    return _check_number(answer, right, "number of score entries", mistakes, rtol=1e-9,
+                         hint="Count one entry per head, query position and key position.")
+
+
+def check_score_mib(answer, n: int, h: int = 1) -> Verdict:
+    """Memory of the float64 score matrix (h, n, n) in MiB (1 MiB = 2**20 bytes)."""
+    num_bytes = ac.attention_cost(n, h=h, bytes_per_number=8)["score_bytes"]
+    entries = h * n * n
+    mistakes = [
+        ("float32_bytes", num_bytes / 2 / 2 ** 20, "4 bytes per number (float32)",
+         "numpy's default float is float64, 8 bytes per number; 4 bytes is float32."),
+        ("megabytes", num_bytes / 1e6, "megabytes (MB, 10**6 bytes)",
+         "the question asks for MiB: 1 MiB = 2**20 = 1,048,576 bytes, a little more than "
+         "1 MB = 1,000,000 bytes, so the MiB number is smaller."),
+        ("float32_bytes", num_bytes / 2 / 1e6, "4 bytes per number and MB",
+         "float64 takes 8 bytes per number, and 1 MiB = 2**20 bytes (not 10**6)."),
+        ("bytes_not_mib", num_bytes, "leaving the answer in bytes",
+         "that is the number of bytes; divide by 2**20 = 1,048,576 to get MiB."),
+        ("entries_not_bytes", entries / 2 ** 20, "counting entries instead of bytes",
+         "each float64 entry takes 8 bytes; multiply the entries by 8 before dividing by 2**20."),
+        ("gib_not_mib", num_bytes / 2 ** 30, "GiB (2**30 bytes)",
+         "that is the size in GiB; the question asks for MiB (2**20 bytes)."),
+    ]
+    return _check_number(answer, num_bytes / 2 ** 20, "float64 score matrix size in MiB",
+                         mistakes, rtol=2e-3,
+                         hint="Entries (h*n*n) times 8 bytes, divided by 2**20.")
+
+
+def check_growth_ratio(answer, factor: float = 2) -> Verdict:
+    """How many times the score memory (and time) grows when n grows by `factor`: factor**2."""
+    mistakes = [
+        ("linear_growth", factor, f"linear growth ({_fmt_number(factor)}x)",
+         f"there is one score per (query, key) pair: {_fmt_number(factor)}x the queries times "
+         f"{_fmt_number(factor)}x the keys is {_fmt_number(factor ** 2)}x the pairs."),
+        ("cubic_growth", factor ** 3, f"cubic growth ({_fmt_number(factor ** 3)}x)",
+         "the score matrix has two axes (queries and keys), so it grows with the square of n."),
+    ]
+    return _check_number(answer, factor ** 2, f"growth factor for {_fmt_number(factor)}x n",
+                         mistakes, rtol=1e-9, hint="Think of the (n, n) grid of pairs.")
+
+
+def check_online_sum(answer, r: float, l: float, s_block) -> Verdict:
+    """Running softmax sum after one more block: l' = l exp(r - r') + sum_j exp(s_j - r'), r' = max(r, max s)."""
+    s = np.asarray(s_block, dtype=float)
+    r_new = max(r, float(s.max()))
+    new_terms = float(np.exp(s - r_new).sum())
+    right = l * np.exp(r - r_new) + new_terms
+    mistakes = [
+        ("no_rescale", l + new_terms, "adding without rescaling the old sum",
+         "the old sum l was measured against the old maximum r; when the maximum rises to r' "
+         "every old term exp(s - r) must become exp(s - r'), so multiply l by exp(r - r')."),
+        ("rescale_inverted", l * np.exp(r_new - r) + new_terms, "rescaling by exp(r' - r)",
+         "the factor is exp(r - r') <= 1: the old terms shrink when the maximum rises."),
+        ("old_max_kept", l + float(np.exp(s - r).sum()), "keeping the old maximum r",
+         "the new running maximum is r' = max(r, max s); measure every term, old and new, "
+         "against r' so no exp() can overflow."),
+    ]
+    return _check_number(answer, right, "running sum l'", mistakes, rtol=1e-3,
+                         hint="Update the maximum first, then rescale l and add the new terms.")
