@@ -156,7 +156,82 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
     # --- 02 The worked 3x2 example ---
     # --- 03 Scaling and softmax saturation ---
     # --- 04 Masking ---
+    "mask_lower_triangle": Mistake(
+        "04",
+        "a mask that hides the past",
+        "query i may see keys j <= i: the -inf entries belong ABOVE the diagonal "
+        "(np.triu(..., k=1)), not below it."),
+    "mask_hides_diagonal": Mistake(
+        "04",
+        "a mask that also hides the diagonal",
+        "every position may attend to itself; use k=1 in np.triu so the diagonal stays 0 "
+        "(otherwise row 0 blocks every key)."),
+    "mask_multiplicative": Mistake(
+        "04",
+        "a 0/1 (multiplicative) mask",
+        "our masks are ADDED to the scores: 0 where a key may be seen, -inf where it may not. "
+        "A 1/0 mask added to the scores hides nothing."),
+    "mask_boolean_blocked": Mistake(
+        "04",
+        "a True/False 'is blocked' matrix",
+        "turn it into an additive mask: np.where(blocked, -np.inf, 0.0)."),
+    "mask_large_negative": Mistake(
+        "04",
+        "a finite -1e9 instead of -inf",
+        "here it gives the same weights, but on a row that is blocked everywhere -1e9 silently "
+        "gives uniform weights instead of an error; use -np.inf."),
+    "mask_finfo_min": Mistake(
+        "04",
+        "np.finfo(float).min instead of -inf",
+        "the most negative float is still finite: here it gives the same weights, but on a row "
+        "that is blocked everywhere it silently gives uniform weights instead of an error; "
+        "use -np.inf."),
+    "mask_times_inf": Mistake(
+        "04",
+        "multiplying by -inf",
+        "0 x -inf is NaN, not 0: np.triu(np.ones((n, n)), 1) * -np.inf puts NaN on and below "
+        "the diagonal, and one NaN turns a whole softmax row into NaN. "
+        "Use np.where(blocked, -np.inf, 0.0)."),
     # --- 05 Multi-head attention ---
+    "mha_scaled_by_d_model": Mistake(
+        "05",
+        "scaling every head by {scale}",
+        "each head compares queries and keys of width d_k = {d_k}, so each head divides its "
+        "scores by sqrt(d_k) = sqrt({d_k}), not by {scale} = sqrt({d_model})."),
+    "mha_scaled_by_h_d_k": Mistake(
+        "05",
+        "scaling every head by sqrt(h*d_k)",
+        "each head compares queries and keys of width d_k = {d_k}, so each head divides its "
+        "scores by sqrt(d_k) = sqrt({d_k}), not by sqrt(h*d_k) = sqrt({width})."),
+    "mha_not_split": Mistake(
+        "05",
+        "one head of width h*d_k (no split into heads)",
+        "split Q, K and V into h = {h} heads of width d_k = {d_k} (ac.split_heads), run "
+        "attention in each head on its own, then concatenate. One head of width h*d_k = {width} "
+        "has one softmax per query, so every feature is mixed with the same weights instead of "
+        "each head choosing its own."),
+    "mha_counted_h_times": Mistake(
+        "05",
+        "counting every weight matrix h times",
+        "the h heads SHARE the columns of W_Q, W_K, W_V: each head has (d_model, d_k) = "
+        "({d_model}, {d_k}) matrices, and h of them make one (d_model, h*d_k) = "
+        "({d_model}, {d_model}) matrix, not h of them."),
+    "mha_forgot_W_O": Mistake(
+        "05",
+        "forgetting W_O",
+        "besides W_Q, W_K, W_V there is the output matrix W_O of shape (h*d_v, d_model) = "
+        "({d_model}, {d_model})."),
+    "mha_one_head_only": Mistake(
+        "05",
+        "counting one head's W_Q, W_K, W_V",
+        "every one of the h = {h} heads has its own (d_model, d_k) blocks: together "
+        "3 * d_model * h*d_k = 3 * d_model^2, plus W_O."),
+    "mha_with_biases": Mistake(
+        "05",
+        "adding biases",
+        "attention_core's multi_head_attention has no bias vectors (nor does this question); "
+        "with a bias after each of the four matrices you would add 4 * d_model, but count only "
+        "the weight matrices here."),
     # --- 06 Positional encoding ---
     # --- 07 Feed-forward network ---
     "ffn_no_biases": Mistake(

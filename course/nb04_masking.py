@@ -189,31 +189,13 @@ def check_causal_mask(answer, n: int) -> Verdict:
     """Check an additive causal mask (n, n): 0 on and below the diagonal, -inf above."""
     right = ac.causal_mask(n)
     future = np.triu(np.ones((n, n), dtype=bool), k=1)
-    mistakes = {
-        "mask_lower_triangle": (right.T, "a mask that hides the past",
-                                "query i may see keys j <= i: the -inf entries belong ABOVE "
-                                "the diagonal (np.triu(..., k=1)), not below it."),
-        "mask_hides_diagonal": (np.where(np.triu(np.ones((n, n), dtype=bool)), -np.inf, 0.0),
-                                "a mask that also hides the diagonal",
-                                "every position may attend to itself; use k=1 in np.triu so "
-                                "the diagonal stays 0 (otherwise row 0 blocks every key)."),
-        "mask_multiplicative": ((~future).astype(float), "a 0/1 (multiplicative) mask",
-                                "our masks are ADDED to the scores: 0 where a key may be seen, "
-                                "-inf where it may not. A 1/0 mask added to the scores hides nothing."),
-        "mask_boolean_blocked": (future.astype(float), "a True/False 'is blocked' matrix",
-                                 "turn it into an additive mask: np.where(blocked, -np.inf, 0.0)."),
-        "mask_large_negative": (np.where(future, -1e9, 0.0), "a finite -1e9 instead of -inf",
-                                "here it gives the same weights, but on a row that is blocked "
-                                "everywhere -1e9 silently gives uniform weights instead of an "
-                                "error; use -np.inf."),
-        "mask_finfo_min": (np.where(future, np.finfo(float).min, 0.0),
-                           "np.finfo(float).min instead of -inf",
-                           "the most negative float is still finite: here it gives the same "
-                           "weights, but on a row that is blocked everywhere it silently gives "
-                           "uniform weights instead of an error; use -np.inf."),
-        "mask_times_inf": (np.where(future, -np.inf, np.nan), "multiplying by -inf",
-                           "0 x -inf is NaN, not 0: np.triu(np.ones((n, n)), 1) * -np.inf puts "
-                           "NaN on and below the diagonal, and one NaN turns a whole softmax row "
-                           "into NaN. Use np.where(blocked, -np.inf, 0.0)."),
+    mistakes = {  # registered in checks.MISTAKES under 04
+        "mask_lower_triangle": right.T,
+        "mask_hides_diagonal": np.where(np.triu(np.ones((n, n), dtype=bool)), -np.inf, 0.0),
+        "mask_multiplicative": (~future).astype(float),
+        "mask_boolean_blocked": future.astype(float),
+        "mask_large_negative": np.where(future, -1e9, 0.0),
+        "mask_finfo_min": np.where(future, np.finfo(float).min, 0.0),
+        "mask_times_inf": np.where(future, -np.inf, np.nan),
     }
     return check_value(answer, right, f"causal mask for n = {n}", mistakes)

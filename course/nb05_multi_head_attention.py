@@ -190,22 +190,16 @@ def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -
     h, d_model, width = num_heads, np.shape(X)[-1], np.shape(W_Q)[1]  # width = h*d_k
     d_k = width // h
     right, _ = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, h, mask)
-    mistakes = {"no_W_O": _concat_heads(X, W_Q, W_K, W_V, h, mask)}
-    both = "sqrt(d_model) = sqrt(h*d_k)" if width == d_model else "sqrt(d_model)"
-    for key, D, scale in (("mha_scaled_by_d_model", d_model, both),
-                          ("mha_scaled_by_h_d_k", width, "sqrt(h*d_k)")):
-        # dividing the scores by sqrt(D) instead of sqrt(d_k) = multiplying W_Q by sqrt(d_k / D)
-        mistakes[key] = (mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / D)),
-                         f"scaling every head by {scale}",
-                         f"each head compares queries and keys of width d_k = {d_k}, so each "
-                         f"head divides its scores by sqrt(d_k) = sqrt({d_k}), not by "
-                         f"{scale} = sqrt({D}).")
-    mistakes["mha_not_split"] = (
-        mha(h=1), "one head of width h*d_k (no split into heads)",
-        f"split Q, K and V into h = {h} heads of width d_k = {d_k} (ac.split_heads), run "
-        f"attention in each head on its own, then concatenate. One head of width h*d_k = {width} "
-        "has one softmax per query, so every feature is mixed with the same weights instead of "
-        "each head choosing its own.")
+    mistakes = {"no_W_O": _concat_heads(X, W_Q, W_K, W_V, h, mask)}  # keys of checks.MISTAKES
+    # dividing the scores by sqrt(D) instead of sqrt(d_k) = multiplying W_Q by sqrt(d_k / D)
+    scale = "sqrt(d_model) = sqrt(h*d_k)" if width == d_model else "sqrt(d_model)"
+    mistakes["mha_scaled_by_d_model"] = (
+        mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / d_model)),
+        *named("mha_scaled_by_d_model", scale=scale, d_k=d_k, d_model=d_model))
+    mistakes["mha_scaled_by_h_d_k"] = (
+        mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / width)),
+        *named("mha_scaled_by_h_d_k", d_k=d_k, width=width))
+    mistakes["mha_not_split"] = (mha(h=1), *named("mha_not_split", h=h, d_k=d_k, width=width))
     return check_value(answer, right, "multi-head output", mistakes)
 
 
@@ -230,28 +224,19 @@ def check_mha_param_count(answer, d_model: int, h: int) -> Verdict:
         raise ValueError(f"h = {h} must divide d_model = {d_model}")
     d_k = d_v = d_model // h
     right = 4 * d_model * d_model
-    mistakes = {
-        "counted_h_times": (h * right, "counting every weight matrix h times",
-                            f"the h heads SHARE the columns of W_Q, W_K, W_V: each head has "
-                            f"(d_model, d_k) = ({d_model}, {d_k}) matrices, and h of them make one "
-                            f"(d_model, h*d_k) = ({d_model}, {d_model}) matrix, not h of them."),
-        "forgot_W_O": (3 * d_model * d_model, "forgetting W_O",
-                       f"besides W_Q, W_K, W_V there is the output matrix W_O of shape "
-                       f"(h*d_v, d_model) = ({d_model}, {d_model})."),
-        "one_head_only": (3 * d_model * d_k + h * d_v * d_model, "counting one head's W_Q, W_K, W_V",
-                          f"every one of the h = {h} heads has its own (d_model, d_k) blocks: "
-                          f"together 3 * d_model * h*d_k = 3 * d_model^2, plus W_O."),
-        "with_biases": (right + 4 * d_model, "adding biases",
-                        "attention_core's multi_head_attention has no bias vectors (nor does this "
-                        "question); with a bias after each of the four matrices you would add "
-                        "4 * d_model, but count only the weight matrices here."),
+    mistakes = {  # keys of checks.MISTAKES, the counts they give, their {placeholders}
+        "mha_counted_h_times": (h * right, {"d_model": d_model, "d_k": d_k}),
+        "mha_forgot_W_O": (3 * d_model * d_model, {"d_model": d_model}),
+        "mha_one_head_only": (3 * d_model * d_k + h * d_v * d_model, {"h": h}),
+        "mha_with_biases": (right + 4 * d_model, {}),
     }
     if isinstance(answer, str):
         return count_in_quotes(answer)
     if not isinstance(answer, (int, np.integer, float, np.floating)) or isinstance(answer, bool):
         return Verdict(WRONG, f"Give the count as one integer, got {answer!r}.")
-    for key, (value, label, why) in mistakes.items():
+    for key, (value, context) in mistakes.items():
         if answer == value and value != right:
+            label, why = named(key, **context)
             return Verdict(MISTAKE, f"Not quite: {int(answer)} is what {label} gives. "
                                     f"{sentence(why)}", key)
     if answer == right:

@@ -195,6 +195,13 @@ def test_check_causal_mask_recognises_each_mistake(key):
     assert v.status == (checks.CORRECT if key is None else checks.MISTAKE)
 
 
+def test_every_mistake_of_notebook_04_in_the_registry_is_tested():
+    """The causal-mask mistakes above, and the lead's shared mask mistakes tested below."""
+    shared = {"mask_on_values", "mask_after_softmax", "mask_missing"}
+    own = {k for k, m in checks.MISTAKES.items() if m.notebook == "04"}
+    assert own == (set(_causal_variants(5)) - {None}) | shared
+
+
 def test_check_causal_mask_unanswered_and_wrong():
     assert nb04.check_causal_mask(..., n=5).status == checks.UNANSWERED
     assert nb04.check_causal_mask(np.zeros((5, 5)), n=5).status == checks.WRONG

@@ -84,26 +84,87 @@ def test_head_weights_by_h_draws_sum_of_hs_heatmaps():
 
 # --- self-checks -------------------------------------------------------------
 
-def test_param_count_correct_for_every_h():
+def _example_d_model_4():
+    """The notebook's question 2: X_q (3, 4), h = 2, d_model = h*d_k = 4, d_k = 2."""
+    rng = np.random.default_rng(7)
+    X_q = rng.normal(size=(3, 4))
+    P = ac.init_attention_params(4, 2, rng)
+    return X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2
+
+
+def _example_narrow_heads():
+    """d_model = 6 but h*d_k = 4: scaling by sqrt(d_model) and by sqrt(h*d_k) differ."""
+    rng = np.random.default_rng(1)
+    X, (W_Q, W_K, W_V) = rng.normal(size=(3, 6)), rng.normal(size=(3, 6, 4))
+    return X, W_Q, W_K, W_V, rng.normal(size=(4, 6)), 2
+
+
+def _per_head_scale(X, W_Q, W_K, W_V, W_O, h, D):
+    """Multi-head attention with every head's scores divided by sqrt(D) instead of sqrt(d_k)."""
+    Q, K, V = (ac.split_heads(X @ W, h) for W in (W_Q, W_K, W_V))
+    return ac.merge_heads(ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(D)) @ V) @ W_O
+
+
+def _without_W_O(X, W_Q, W_K, W_V, W_O, h):
+    Q, K, V = (ac.split_heads(X @ W, h) for W in (W_Q, W_K, W_V))
+    return ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V)[0])  # (n, h*d_v)
+
+
+def _one_wide_head(X, W_Q, W_K, W_V, W_O, h):
+    return ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X @ W_V)[0] @ W_O
+
+
+def _multi_head(answer, example):
+    return nb05.check_multi_head(answer(*example), *example[:5], num_heads=example[5])
+
+
+# Every named mistake of notebook 05, fed in as a learner would make it: key -> the verdict
+MISTAKE_CASES = {
+    # W_O for d_model = 16, h = 4, d_k = 3, d_v = 5 (the notebook's question 1): (20, 16) is right
+    "W_O_uses_d_k": lambda: nb05.check_W_O_shape((12, 16), 16, 4, 3, 5),
+    "W_O_transposed": lambda: nb05.check_W_O_shape((16, 20), 16, 4, 3, 5),
+    "W_O_single_head": lambda: nb05.check_W_O_shape((5, 16), 16, 4, 3, 5),
+    "no_W_O": lambda: _multi_head(_without_W_O, _example_d_model_4()),
+    "mha_scaled_by_d_model": lambda: _multi_head(
+        lambda *e: _per_head_scale(*e, D=4), _example_d_model_4()),
+    "mha_scaled_by_h_d_k": lambda: _multi_head(
+        lambda *e: _per_head_scale(*e, D=4), _example_narrow_heads()),
+    "mha_not_split": lambda: _multi_head(
+        lambda *e: np.round(_one_wide_head(*e), 4), _example_d_model_4()),  # typed to 4 decimals
+    # d_model = 512, h = 8, d_k = d_v = 64 (the notebook's question 3): 4 * 512^2 is right
+    "mha_counted_h_times": lambda: nb05.check_mha_param_count(8 * 4 * 512 ** 2, 512, 8),
+    "mha_forgot_W_O": lambda: nb05.check_mha_param_count(3 * 512 ** 2, 512, 8),
+    "mha_one_head_only": lambda: nb05.check_mha_param_count(3 * 512 * 64 + 512 * 512, 512, 8),
+    "mha_with_biases": lambda: nb05.check_mha_param_count(4 * 512 ** 2 + 4 * 512, 512, 8),
+}
+
+
+@pytest.mark.parametrize("key", list(MISTAKE_CASES))
+def test_each_named_mistake_is_recognised(key):
+    v = MISTAKE_CASES[key]()
+    assert v.status == checks.MISTAKE and v.mistake == key, v.message
+    label = checks.MISTAKES[key].label.format(scale="sqrt(d_model) = sqrt(h*d_k)")  # {scale}: one
+    assert label in v.message  # the learner is told which mistake it is
+
+
+def test_every_mistake_of_notebook_05_in_the_registry_has_a_case():
+    assert set(MISTAKE_CASES) == {k for k, m in checks.MISTAKES.items() if m.notebook == "05"}
+
+
+def test_right_answers_pass():
     for h in (1, 2, 8, 64):
         v = nb05.check_mha_param_count(4 * 512 ** 2, d_model=512, h=h)
         assert v.status == checks.CORRECT, v.message
-
-
-@pytest.mark.parametrize("value, key", [
-    (8 * 4 * 512 ** 2, "counted_h_times"),
-    (3 * 512 ** 2, "forgot_W_O"),
-    (3 * 512 * 64 + 512 * 512, "one_head_only"),
-    (4 * 512 ** 2 + 4 * 512, "with_biases"),
-])
-def test_param_count_names_each_mistake(value, key):
-    v = nb05.check_mha_param_count(value, d_model=512, h=8)
-    assert v.status == checks.MISTAKE and v.mistake == key, v.message
+    assert nb05.check_W_O_shape((20, 16), 16, 4, 3, 5).ok
+    assert nb05.check_W_O_shape((16, 12), d_model=12, h=2, d_k=4, d_v=8).ok
+    for example in (_example_d_model_4(), _example_narrow_heads()):
+        right, _ = ac.multi_head_attention(example[0], example[0], *example[1:])
+        for answer in (right, np.round(right, 4)):  # 4 decimals are enough
+            assert nb05.check_multi_head(answer, *example[:5], num_heads=example[5]).ok
 
 
 def test_param_count_unanswered_wrong_and_bad_type():
     assert nb05.check_mha_param_count(..., 512, 8).status == checks.UNANSWERED
-    assert "Not answered yet" in repr(nb05.check_mha_param_count(..., 512, 8))
     assert nb05.check_mha_param_count(12345, 512, 8).status == checks.WRONG
     assert nb05.check_mha_param_count("1048576", 512, 8).status == checks.WRONG
     assert nb05.check_mha_param_count(True, 512, 8).status == checks.WRONG
@@ -115,54 +176,11 @@ def test_param_count_with_h_1_does_not_call_a_right_answer_a_mistake():
     assert v.status == checks.CORRECT
 
 
-def test_W_O_question_of_the_notebook_separates_every_mistake():
-    # d_model = 16, h = 4, d_k = 3, d_v = 5: every classic W_O mistake gives a different shape
-    assert nb05.check_W_O_shape((20, 16), 16, 4, 3, 5).status == checks.CORRECT
-    for shape, key in (((12, 16), "W_O_uses_d_k"), ((16, 20), "W_O_transposed"),
-                       ((5, 16), "W_O_single_head")):
-        assert nb05.check_W_O_shape(shape, 16, 4, 3, 5).mistake == key
-
-
-def test_multi_head_question_of_the_notebook():
-    rng = np.random.default_rng(7)
-    X_q = rng.normal(size=(3, 4))
-    P = ac.init_attention_params(4, 2, rng)
-    right, _ = ac.multi_head_attention(X_q, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
-    assert nb05.check_multi_head(right, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2).ok
-    Q, K, V = (ac.split_heads(X_q @ W, 2) for W in (P.W_Q, P.W_K, P.W_V))
-    no_W_O = ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V)[0])
-    v = nb05.check_multi_head(no_W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
-    assert v.mistake == "no_W_O"
-
-
-def test_multi_head_check_names_the_wide_scale_and_the_missing_split():
-    rng = np.random.default_rng(7)
-    X_q = rng.normal(size=(3, 4))
-    P = ac.init_attention_params(4, 2, rng)  # d_model = h*d_k = 4, d_k = 2
-    Q, K, V = (ac.split_heads(X_q @ W, 2) for W in (P.W_Q, P.W_K, P.W_V))
-    heads = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4)) @ V  # sqrt(d_model) per head
-    v = nb05.check_multi_head(ac.merge_heads(heads) @ P.W_O, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
-    assert v.mistake == "mha_scaled_by_d_model" and "sqrt(d_k) = sqrt(2)" in v.message, v.message
-    one_head = ac.scaled_dot_product_attention(X_q @ P.W_Q, X_q @ P.W_K, X_q @ P.W_V)[0] @ P.W_O
-    v = nb05.check_multi_head(np.round(one_head, 4), X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)
-    assert v.mistake == "mha_not_split", v.message
-
-
-def test_multi_head_check_names_a_scale_of_h_times_d_k_when_it_is_not_d_model():
-    rng = np.random.default_rng(1)
-    X, (W_Q, W_K, W_V) = rng.normal(size=(3, 6)), rng.normal(size=(3, 6, 4))  # h*d_k = 4 != 6
-    W_O = rng.normal(size=(4, 6))
-    Q, K, V = (ac.split_heads(X @ W, 2) for W in (W_Q, W_K, W_V))
-    heads = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(4)) @ V
-    v = nb05.check_multi_head(ac.merge_heads(heads) @ W_O, X, W_Q, W_K, W_V, W_O, 2)
-    assert v.mistake == "mha_scaled_by_h_d_k" and "sqrt(h*d_k) = sqrt(4)" in v.message, v.message
-    no_W_O = ac.merge_heads(ac.scaled_dot_product_attention(Q, K, V)[0])  # (n, h*d_v) = (3, 4)
-    assert nb05.check_multi_head(no_W_O, X, W_Q, W_K, W_V, W_O, 2).mistake == "no_W_O"
-
-
-def test_W_O_explanation_starts_with_a_capital():
-    v = nb05.check_W_O_shape((16, 20), 16, 4, 3, 5)
-    assert "With row vectors" in v.message
+def test_param_count_explanations_carry_the_numbers_of_the_case():
+    v = nb05.check_mha_param_count(3 * 12 * 4 + 12 * 12, 12, 3)  # one head of three, d_k = 4
+    assert v.mistake == "mha_one_head_only" and "h = 3 heads" in v.message, v.message
+    v = nb05.check_mha_param_count(4 * 4 * 16 ** 2, 16, 4)  # h = 4 times
+    assert v.mistake == "mha_counted_h_times" and "(16, 4) matrices" in v.message, v.message
 
 
 def test_param_count_given_as_a_string_says_so():
@@ -170,19 +188,32 @@ def test_param_count_given_as_a_string_says_so():
     assert v.status == checks.WRONG and "string" in v.message and "answer = 1048576" in v.message
 
 
-def test_W_O_shape_mistakes():
-    assert nb05.check_W_O_shape((16, 12), d_model=12, h=2, d_k=4, d_v=8).ok
+def test_W_O_shape_mistakes_when_d_k_and_d_v_differ_otherwise():
     assert nb05.check_W_O_shape((8, 12), 12, 2, 4, 8).mistake == "W_O_uses_d_k"
     assert nb05.check_W_O_shape((12, 16), 12, 2, 4, 8).mistake == "W_O_transposed"
     assert nb05.check_W_O_shape((8, 12), 12, 2, 6, 8).mistake == "W_O_single_head"
     assert nb05.check_W_O_shape(..., 12, 2, 4, 8).status == checks.UNANSWERED
     assert nb05.check_W_O_shape("ab", 12, 2, 4, 8).status == checks.WRONG
+    assert nb05.check_W_O_shape((1, 2), 12, 2, 4, 8).status == checks.WRONG
 
 
-def test_multi_head_without_W_O_is_named():
-    X = np.random.default_rng(7).normal(size=(3, 4))
-    p = ac.init_attention_params(4, 2, np.random.default_rng(8))
-    right, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2)
-    assert nb05.check_multi_head(right, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).ok
-    heads, _ = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, np.eye(4), 2)
-    assert nb05.check_multi_head(heads, X, p.W_Q, p.W_K, p.W_V, p.W_O, 2).mistake == "no_W_O"
+def test_W_O_explanation_starts_with_a_capital():
+    v = nb05.check_W_O_shape((16, 20), 16, 4, 3, 5)
+    assert "With row vectors" in v.message
+
+
+def test_multi_head_scale_explanations_carry_the_numbers_of_the_case():
+    v = MISTAKE_CASES["mha_scaled_by_d_model"]()
+    assert "scaling every head by sqrt(d_model) = sqrt(h*d_k)" in v.message
+    assert "sqrt(d_k) = sqrt(2), not by sqrt(d_model) = sqrt(h*d_k) = sqrt(4)" in v.message
+    v = MISTAKE_CASES["mha_scaled_by_h_d_k"]()
+    assert "sqrt(d_k) = sqrt(2), not by sqrt(h*d_k) = sqrt(4)" in v.message, v.message
+    example = _example_narrow_heads()  # d_model = 6 != h*d_k = 4: scaling by sqrt(6) is named too
+    v = _multi_head(lambda *e: _per_head_scale(*e, D=6), example)
+    assert v.mistake == "mha_scaled_by_d_model" and "by sqrt(d_model) = sqrt(6)" in v.message
+
+
+def test_multi_head_without_W_O_is_named_when_W_O_is_not_square():
+    example = _example_narrow_heads()  # Concat is (3, 4), the output (3, 6)
+    assert _multi_head(_without_W_O, example).mistake == "no_W_O"
+    assert _multi_head(lambda *e: np.zeros((3, 6)), example).status == checks.WRONG
