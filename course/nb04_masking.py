@@ -1,8 +1,8 @@
 """Notebook 04, Masking: its figures, live figure and self-checks.
 
-The lesson itself is in notebooks/04_masking.ipynb; this module holds what a learner
-may skip (drawing, widget wiring, the checks' diagnoses). Its tests are in
-tests/test_nb04_masking.py.
+The lesson itself is in notebooks/04_masking.ipynb, the leak test and the buggy masks
+included; this module holds what a learner may skip (drawing, widget wiring, the checks'
+diagnoses). Its tests are in tests/test_nb04_masking.py.
 """
 
 from __future__ import annotations
@@ -30,65 +30,6 @@ def mask_for(kind: str, n: int, lengths, item: int) -> np.ndarray:
     if kind in ("padding", "both"):
         M = M + ac.padding_mask(lengths, n)[item]  # (1, n) broadcasts over the n queries
     return M
-
-
-def leak_test(attention, X, W_Q, W_K, W_V, position, rng: np.random.Generator,
-              **kwargs) -> np.ndarray:
-    """Replace the token X[position] by a random one; return how much each output row changed.
-
-    attention : function (Q, K, V, **kwargs) -> output (..., n, d_v), e.g. lengths=... for padding;
-    X : (..., n, d_model); position : index into the (..., n) axes (an int, or (b, j) for a batch).
-    Returns max_k |out_new - out_old| per position, shape (..., n).
-    """
-    X = np.asarray(X, dtype=float)
-    X_new = X.copy()
-    X_new[position] = rng.normal(size=X.shape[-1])  # a different token at `position`
-    old = attention(X @ W_Q, X @ W_K, X @ W_V, **kwargs)  # (..., n, d_v)
-    new = attention(X_new @ W_Q, X_new @ W_K, X_new @ W_V, **kwargs)  # (..., n, d_v)
-    return np.abs(new - old).max(axis=-1)  # (..., n)
-
-
-def causal_attention(Q, K, V) -> np.ndarray:
-    """Correct: softmax(Q K^T / sqrt(d_k) + causal mask) V, via attention_core. (n, d_v)."""
-    return ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(Q.shape[-2]))[0]
-
-
-def bug_causal_mask_on_values(Q, K, V) -> np.ndarray:
-    """BUG, for demonstration: softmax over ALL keys, then zero the future values v_j (j > i) per query."""
-    n = Q.shape[-2]
-    allowed = np.isfinite(ac.causal_mask(n))  # (n, n), True where j <= i
-    A = ac.attention_weights(Q, K)  # (n, m): future keys are still in every denominator
-    return np.einsum("ij,ij,jd->id", A, allowed, V)  # sum_j a_ij [j <= i] v_j
-
-
-def bug_causal_mask_after_softmax(Q, K, V) -> np.ndarray:
-    """BUG, for demonstration: softmax over all keys, then zero future weights, no renormalising."""
-    A = ac.attention_weights(Q, K) * np.isfinite(ac.causal_mask(Q.shape[-2]))  # rows no longer sum to 1
-    return A @ V  # (n, m) @ (m, d_v) -> (n, d_v)
-
-
-def padded_attention(Q, K, V, lengths) -> np.ndarray:
-    """Correct: padding mask (batch, 1, m) hides the padded KEYS of each batch item. (batch, n, d_v)."""
-    return ac.scaled_dot_product_attention(Q, K, V, ac.padding_mask(lengths, K.shape[-2]))[0]
-
-
-def bug_padding_on_values(Q, K, V, lengths) -> np.ndarray:
-    """BUG, for demonstration: zero the padded value rows v_j instead of masking the padded keys."""
-    is_pad = np.arange(K.shape[-2])[None, :] >= np.asarray(lengths)[:, None]  # (batch, m)
-    V_zeroed = np.where(is_pad[:, :, None], 0.0, V)  # (batch, m, d_v)
-    return ac.attention_weights(Q, K) @ V_zeroed  # padded keys still take part in the softmax
-
-
-def bug_padding_on_queries(Q, K, V, lengths) -> np.ndarray:
-    """BUG, for demonstration: the padding mask put on the query axis, (batch, n, 1) instead of (batch, 1, m).
-
-    Written with -1e9 as such code usually is: a whole padded query ROW gets the same -1e9,
-    which softmax ignores, and the real queries still see the padded keys.
-    """
-    is_pad = np.arange(Q.shape[-2])[None, :] >= np.asarray(lengths)[:, None]  # (batch, n)
-    wrong = np.where(is_pad, -1e9, 0.0)[:, :, None]  # (batch, n, 1): hides queries, not keys
-    A = ac.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]) + wrong, axis=-1)
-    return A @ V  # (batch, n, m) @ (batch, m, d_v) -> (batch, n, d_v)
 
 
 def _draw_weights_image(ax, n):
