@@ -75,10 +75,15 @@ def test_live_head_count_rejects_non_divisors():
         nb05.LiveHeadCount().update(h=5)
 
 
-def test_head_weights_by_h_draws_sum_of_hs_heatmaps():
-    fig = nb05.head_weights_by_h(nb05.head_count_demo(), hs=(1, 2, 4))
-    shown = [ax for ax in fig.axes if ax.get_visible() and ax.images]
-    assert len(shown) == 1 + 2 + 4
+def test_head_weights_by_h_draws_each_heads_core_weights():
+    d = nb05.head_count_demo()
+    fig = nb05.head_weights_by_h(d, hs=(1, 2, 4))
+    rows = np.array(fig.axes[:3 * 4]).reshape(3, 4)  # one row of max(hs) axes per h, then a colorbar
+    for row, h in zip(rows, (1, 2, 4), strict=True):
+        _, w = ac.multi_head_attention(d["X"], d["X"], d["W_Q"], d["W_K"], d["W_V"], d["W_O"], h)
+        assert [ax.get_visible() for ax in row] == [r < h for r in range(4)]
+        for r in range(h):
+            assert np.allclose(row[r].images[0].get_array(), w[r]), (h, r)
     plt.close(fig)
 
 
