@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.transforms import Affine2D
 
 import attention_core as ac
-from course.checks import Verdict, check_value
+from course.checks import Verdict, check_value, named
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -171,30 +171,19 @@ def check_pe_entry(answer, pos: int, dim: int, d_model: int) -> Verdict:
     right_fn, wrong_fn = (np.sin, np.cos) if dim % 2 == 0 else (np.cos, np.sin)
     angle = pos / 10000.0 ** (2 * i / d_model)
     right = float(ac.sinusoidal_positional_encoding(pos + 1, d_model)[pos, dim])
-    mistakes = {
-        "pe_swapped_sin_cos": (wrong_fn(angle), "swapping sin and cos",
-                               "even dimensions 2i get sin, odd dimensions 2i+1 get cos; "
-                               f"dim = {dim} is {'even' if dim % 2 == 0 else 'odd'}."),
-        "pe_exponent_i": (right_fn(pos / 10000.0 ** (i / d_model)), "the exponent i/d_model",
-                          f"the exponent is 2i/d_model with the pair index i = {i} "
-                          f"(here 2i/d_model = {2 * i}/{d_model}), not i/d_model."),
-        "pe_exponent_dim": (right_fn(pos / 10000.0 ** (dim / d_model)),
-                            "using the dimension index dim in place of 2i",
-                            f"both dimensions of a pair share one frequency: dim = {dim} belongs to "
-                            f"pair i = {i}, so the exponent is 2i/d_model = {2 * i}/{d_model}, "
-                            f"not {dim}/{d_model}."),
-        "pe_positions_from_1": (float(ac.sinusoidal_positional_encoding(pos + 2, d_model)[pos + 1, dim]),
-                                "counting positions from 1",
-                                "positions start at pos = 0 (the first token), as the rows of "
-                                "ac.sinusoidal_positional_encoding do."),
-    }
     i_up = (dim + 1) // 2  # ceil(dim / 2): the pair index rounded up
+    context = {"dim": dim, "parity": "even" if dim % 2 == 0 else "odd", "i": i, "two_i": 2 * i,
+               "d_model": d_model, "i_up": i_up, "two_i_up": 2 * i_up}
+    values = {
+        "pe_swapped_sin_cos": wrong_fn(angle),
+        "pe_exponent_i": right_fn(pos / 10000.0 ** (i / d_model)),
+        "pe_exponent_dim": right_fn(pos / 10000.0 ** (dim / d_model)),
+        "pe_positions_from_1": float(ac.sinusoidal_positional_encoding(pos + 2, d_model)[pos + 1, dim]),
+    }
     rounded_up = right_fn(pos / 10000.0 ** (2 * i_up / d_model))
-    if not any(np.isclose(rounded_up, v[0], atol=1e-4) for v in mistakes.values()):
-        mistakes["pe_pair_index_rounded_up"] = (
-            rounded_up, f"the pair index i = ceil(dim/2) = {i_up}",
-            f"the pair index rounds DOWN: dim = {dim} = 2i + 1 gives i = dim // 2 = {i}, so "
-            f"the exponent is 2i/d_model = {2 * i}/{d_model}, not {2 * i_up}/{d_model}.")
+    if not any(np.isclose(rounded_up, v, atol=1e-4) for v in values.values()):
+        values["pe_pair_index_rounded_up"] = rounded_up
+    mistakes = {key: (value, *named(key, **context)) for key, value in values.items()}
     return check_value(answer, right, f"PE(pos={pos}, dim={dim})", mistakes)
 
 
@@ -202,13 +191,5 @@ def check_permuted_output(answer, Y, perm) -> Verdict:
     """Check the self-attention output for permuted inputs X[perm] (no positional encoding): Y[perm]."""
     Y = np.asarray(Y, dtype=float)
     perm = np.asarray(perm)
-    inverse = np.argsort(perm)
-    mistakes = {
-        "not_permuted": (Y, "the unpermuted output",
-                         "self-attention without positions is permutation-EQUIVARIANT, not "
-                         "invariant: the output rows move together with the input rows."),
-        "inverse_permutation": (Y[inverse], "the inverse permutation",
-                                "row r of the new input is X[perm[r]], so row r of the new "
-                                "output is Y[perm[r]]: index with perm, not with argsort(perm)."),
-    }
+    mistakes = {"pe_not_permuted": Y, "pe_inverse_permutation": Y[np.argsort(perm)]}
     return check_value(answer, Y[perm], "output for X[perm]", mistakes)

@@ -128,8 +128,8 @@ def test_permuted_output_check():
     Y = np.random.default_rng(0).normal(size=(5, 8))
     perm = np.array([2, 0, 4, 1, 3])
     assert nb06.check_permuted_output(Y[perm], Y, perm).ok
-    assert nb06.check_permuted_output(Y, Y, perm).mistake == "not_permuted"
-    assert nb06.check_permuted_output(Y[np.argsort(perm)], Y, perm).mistake == "inverse_permutation"
+    assert nb06.check_permuted_output(Y, Y, perm).mistake == "pe_not_permuted"
+    assert nb06.check_permuted_output(Y[np.argsort(perm)], Y, perm).mistake == "pe_inverse_permutation"
     assert nb06.check_permuted_output(..., Y, perm).status == checks.UNANSWERED
     assert nb06.check_permuted_output(Y[::-1], Y, perm).status == checks.WRONG
 
