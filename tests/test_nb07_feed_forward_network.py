@@ -15,6 +15,7 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "07_feed_forwa
 
 FFN_1D = ac.FFNParams(W_1=np.array([[1.0, -1.0, 2.0, 0.5]]), b_1=np.array([0.0, -0.5, -2.0, 1.0]),
                       W_2=np.array([[1.0], [1.0], [-1.5], [0.5]]), b_2=np.array([-0.5]))
+CORNERS_1D = np.array([0.0, -0.5, 1.0, -2.0])  # -b_1 / w_1 of FFN_1D
 
 # the tiny example of the notebook's second self-check
 X_T = np.array([[1.0, -2.0], [0.0, 1.0]])
@@ -30,29 +31,6 @@ def _random_ffn(d_model, d_ff, seed):
 
 # --- plots -------------------------------------------------------------------
 
-def test_row_influence_is_diagonal_for_ffn_and_full_for_attention():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(5, 4))
-    f = _random_ffn(4, 16, 1)
-    a = ac.init_attention_params(4, 2, rng)
-    infl_f = nb07.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
-    infl_a = nb07.row_influence(lambda Z: ac.multi_head_attention(Z, Z, a.W_Q, a.W_K, a.W_V, a.W_O,
-                                                                2)[0], X)
-    assert infl_f.shape == infl_a.shape == (5, 5)
-    assert np.all(infl_f[~np.eye(5, dtype=bool)] == 0.0)
-    assert np.all(np.diag(infl_f) > 0)
-    assert np.all(infl_a > 0)
-
-
-def test_row_influence_matches_closed_form_diagonal_block():
-    f = _random_ffn(3, 12, 2)
-    X = np.random.default_rng(3).normal(size=(4, 3))
-    infl = nb07.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
-    for i in range(4):
-        D = np.diag((X[i] @ f.W_1 + f.b_1 > 0).astype(float))
-        assert np.isclose(np.linalg.norm(f.W_1 @ D @ f.W_2), infl[i, i], rtol=1e-6)
-
-
 def test_convex_hull_of_a_square_with_inner_point():
     P = np.array([[0, 0], [1, 0], [0.5, 0.5], [1, 1], [0, 1]], dtype=float)
     idx = nb07.convex_hull_2d(P)
@@ -60,30 +38,12 @@ def test_convex_hull_of_a_square_with_inner_point():
     hull = P[idx]
     signed_area = 0.5 * np.sum(hull[:, 0] * np.roll(hull[:, 1], -1) - np.roll(hull[:, 0], -1) * hull[:, 1])
     assert signed_area == pytest.approx(1.0)  # counter-clockwise, area of the unit square
-    inside = nb07.inside_convex_hull(np.array([[0.5, 0.5], [1.0, 0.5], [1.1, 0.5], [-0.01, 0.0]]), hull)
-    assert inside.tolist() == [True, True, False, False]
     with pytest.raises(ValueError):
         nb07.convex_hull_2d(P[:2])
 
 
-def test_attention_outputs_stay_in_hull_and_ffn_outputs_need_not():
-    V = np.array([[0.0, 0.0], [3.0, 0.5], [2.0, 2.5], [0.5, 2.0]])
-    A = ac.softmax(3.0 * np.random.default_rng(1).normal(size=(500, 4)))
-    hull = V[nb07.convex_hull_2d(V)]
-    assert nb07.inside_convex_hull(A @ V, hull).all()
-    assert not nb07.inside_convex_hull(np.array([[3.0, 2.5]]), hull)[0]
-
-
-def test_ffn_kinks_at_hidden_unit_switches():
-    # d_model = 2, two units: unit 0 switches at x_1 = 0, unit 1 at x_1 = 0.5
-    f = ac.FFNParams(W_1=np.array([[1.0, 1.0], [0.0, 0.0]]), b_1=np.array([0.0, -0.5]),
-                     W_2=np.eye(2), b_2=np.zeros(2))
-    kinks = nb07.ffn_kinks(f, [-1.0, 0.0], [1.0, 0.0], num=2001)
-    assert np.allclose(kinks, [0.5, 0.75], atol=1e-3)  # x_1(t) = -1 + 2t
-
-
 def test_live_ffn_1d_numbers():
-    live = nb07.LiveFFN1D(FFN_1D)
+    live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
     text = live.update(x=1.5)
     assert "z = x W_1 + b_1 = [+1.50, -2.00, +1.00, +1.75]" in text
     assert "units on: 3 of 4" in text
@@ -98,12 +58,12 @@ def test_live_ffn_1d_numbers():
 
 def test_live_ffn_1d_rejects_wider_models():
     with pytest.raises(ValueError, match="d_model = 1"):
-        nb07.LiveFFN1D(_random_ffn(2, 4, 0))
+        nb07.LiveFFN1D(_random_ffn(2, 4, 0), CORNERS_1D)
 
 
 def test_interactive_wires_the_slider():
     import ipywidgets as widgets
-    live = nb07.LiveFFN1D(FFN_1D)
+    live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
     slider = widgets.SelectionSlider(options=[-1.0, 0.5, 1.5], value=0.5, description="x")
     box = interactive(live, x=slider)
     slider.value = 1.5
@@ -114,8 +74,8 @@ def test_interactive_wires_the_slider():
     lambda: nb07.locality_figure(np.zeros((5, 4)), np.ones((5, 4)), changed=2),
     lambda: nb07.influence_figure(np.eye(3), np.ones((3, 3))),
     lambda: nb07.convex_hull_figure(np.array([[0, 0], [1, 0], [0, 1.0]]), np.array([[0.2, 0.2]])),
-    lambda: nb07.bent_line_figure(_random_ffn(2, 8, 3), [-2.0, -1.0], [2.0, 1.5]),
-    lambda: nb07.ffn_1d_figure(FFN_1D),
+    lambda: nb07.bent_line_figure(_random_ffn(2, 8, 3), [-2.0, -1.0], [2.0, 1.5], [0.25, 0.6]),
+    lambda: nb07.ffn_1d_figure(np.linspace(-3, 3, 7), np.ones((7, 4)), np.zeros(7), CORNERS_1D),
 ])
 def test_static_figures_draw(make):
     fig = make()
