@@ -47,15 +47,19 @@ def pe_curves(num_positions: int = 100, d_model: int = 32, columns=(0, 1, 6, 14)
     return fig
 
 
-def pe_dot_vs_offset(d_model: int = 32, positions=(0, 10, 50), max_k: int = 60):
-    """PE(p) . PE(p + k) against k for several p: the curves coincide (depends on k only)."""
-    pe = ac.sinusoidal_positional_encoding(max(positions) + max_k + 1, d_model)
-    ks = np.arange(max_k + 1)
+def pe_dot_vs_offset(ks, dots, positions, d_model: int):
+    """PE(p) . PE(p + k) against k, one curve per start position p (computed in the notebook).
+
+    ks (K,) offsets; dots (len(positions), K), row r for p = positions[r]. The curves coincide.
+    """
+    ks, dots = np.asarray(ks), np.asarray(dots, dtype=float)
+    if dots.shape != (len(positions), len(ks)):
+        raise ValueError(f"dots must have shape (len(positions), len(ks)) = "
+                         f"{(len(positions), len(ks))}, got {dots.shape}")
     fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
     styles = ["-", "--", ":", "-."]
-    for idx, p in enumerate(positions):
-        dots = pe[p + ks] @ pe[p]  # (max_k+1, d_model) @ (d_model,) -> (max_k+1,)
-        ax.plot(ks, dots, styles[idx % len(styles)], lw=3 - 0.6 * idx, label=f"p = {p}")
+    for idx, (p, row) in enumerate(zip(positions, dots, strict=True)):
+        ax.plot(ks, row, styles[idx % len(styles)], lw=3 - 0.6 * idx, label=f"p = {p}")
     ax.set_xlabel("offset k")
     ax.set_ylabel("PE(p) · PE(p + k)")
     ax.set_title(f"Dot product of two encodings depends on the offset k only (d_model = {d_model})")

@@ -31,13 +31,19 @@ def test_pe_curves_plot_the_requested_columns():
     plt.close(fig)
 
 
-def test_pe_dot_vs_offset_curves_coincide_and_equal_sum_of_cosines():
-    fig = nb06.pe_dot_vs_offset(d_model=16, positions=(0, 5, 40), max_k=30)
-    lines = fig.axes[0].get_lines()[:3]
-    expected = _sum_cos(np.arange(31), 16)
-    for line in lines:
-        assert np.allclose(line.get_ydata(), expected)
-    plt.close(fig)
+def test_pe_dot_vs_offset_draws_one_curve_per_start_position():
+    ks = np.arange(5)
+    dots = np.array([[4.0, 3.0, 1.0, 0.0, -1.0], [4.0, 3.0, 1.0, 0.0, -1.0], [4.0, 2.0, 0.0, 1.0, 2.0]])
+    fig = nb06.pe_dot_vs_offset(ks, dots, positions=(0, 5, 40), d_model=8)
+    ax = fig.axes[0]
+    curves = ax.get_lines()[:3]
+    assert [c.get_label() for c in curves] == ["p = 0", "p = 5", "p = 40"]
+    assert [c.get_linestyle() for c in curves] == ["-", "--", ":"]  # told apart where they coincide
+    for c, row in zip(curves, dots, strict=True):
+        assert np.array_equal(c.get_xdata(), ks) and np.allclose(c.get_ydata(), row)
+    assert "d_model = 8" in ax.get_title()
+    with pytest.raises(ValueError, match="dots must have shape"):
+        nb06.pe_dot_vs_offset(ks, dots.T, positions=(0, 5, 40), d_model=8)
 
 
 def test_bar_segments():
