@@ -233,6 +233,40 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "with a bias after each of the four matrices you would add 4 * d_model, but count only "
         "the weight matrices here."),
     # --- 06 Positional encoding ---
+    "pe_swapped_sin_cos": Mistake(
+        "06",
+        "swapping sin and cos",
+        "even dimensions 2i get sin, odd dimensions 2i+1 get cos; dim = {dim} is {parity}."),
+    "pe_exponent_i": Mistake(
+        "06",
+        "the exponent i/d_model",
+        "the exponent is 2i/d_model with the pair index i = {i} (here 2i/d_model = "
+        "{two_i}/{d_model}), not i/d_model."),
+    "pe_exponent_dim": Mistake(
+        "06",
+        "using the dimension index dim in place of 2i",
+        "both dimensions of a pair share one frequency: dim = {dim} belongs to pair i = {i}, so "
+        "the exponent is 2i/d_model = {two_i}/{d_model}, not {dim}/{d_model}."),
+    "pe_positions_from_1": Mistake(
+        "06",
+        "counting positions from 1",
+        "positions start at pos = 0 (the first token), as the rows of "
+        "ac.sinusoidal_positional_encoding do."),
+    "pe_pair_index_rounded_up": Mistake(
+        "06",
+        "the pair index i = ceil(dim/2) = {i_up}",
+        "the pair index rounds DOWN: dim = {dim} = 2i + 1 gives i = dim // 2 = {i}, so the "
+        "exponent is 2i/d_model = {two_i}/{d_model}, not {two_i_up}/{d_model}."),
+    "pe_not_permuted": Mistake(
+        "06",
+        "the unpermuted output",
+        "self-attention without positions is permutation-EQUIVARIANT, not invariant: the output "
+        "rows move together with the input rows."),
+    "pe_inverse_permutation": Mistake(
+        "06",
+        "the inverse permutation",
+        "row r of the new input is X[perm[r]], so row r of the new output is Y[perm[r]]: index "
+        "with perm, not with argsort(perm)."),
     # --- 07 Feed-forward network ---
     "ffn_no_biases": Mistake(
         "07",

@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.transforms import Affine2D
 
 import attention_core as ac
-from course.checks import Verdict, check_value
+from course.checks import Verdict, check_value, named
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -47,15 +47,19 @@ def pe_curves(num_positions: int = 100, d_model: int = 32, columns=(0, 1, 6, 14)
     return fig
 
 
-def pe_dot_vs_offset(d_model: int = 32, positions=(0, 10, 50), max_k: int = 60):
-    """PE(p) . PE(p + k) against k for several p: the curves coincide (depends on k only)."""
-    pe = ac.sinusoidal_positional_encoding(max(positions) + max_k + 1, d_model)
-    ks = np.arange(max_k + 1)
+def pe_dot_vs_offset(ks, dots, positions, d_model: int):
+    """PE(p) . PE(p + k) against k, one curve per start position p (computed in the notebook).
+
+    ks (K,) offsets; dots (len(positions), K), row r for p = positions[r]. The curves coincide.
+    """
+    ks, dots = np.asarray(ks), np.asarray(dots, dtype=float)
+    if dots.shape != (len(positions), len(ks)):
+        raise ValueError(f"dots must have shape (len(positions), len(ks)) = "
+                         f"{(len(positions), len(ks))}, got {dots.shape}")
     fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
     styles = ["-", "--", ":", "-."]
-    for idx, p in enumerate(positions):
-        dots = pe[p + ks] @ pe[p]  # (max_k+1, d_model) @ (d_model,) -> (max_k+1,)
-        ax.plot(ks, dots, styles[idx % len(styles)], lw=3 - 0.6 * idx, label=f"p = {p}")
+    for idx, (p, row) in enumerate(zip(positions, dots, strict=True)):
+        ax.plot(ks, row, styles[idx % len(styles)], lw=3 - 0.6 * idx, label=f"p = {p}")
     ax.set_xlabel("offset k")
     ax.set_ylabel("PE(p) · PE(p + k)")
     ax.set_title(f"Dot product of two encodings depends on the offset k only (d_model = {d_model})")
@@ -171,30 +175,19 @@ def check_pe_entry(answer, pos: int, dim: int, d_model: int) -> Verdict:
     right_fn, wrong_fn = (np.sin, np.cos) if dim % 2 == 0 else (np.cos, np.sin)
     angle = pos / 10000.0 ** (2 * i / d_model)
     right = float(ac.sinusoidal_positional_encoding(pos + 1, d_model)[pos, dim])
-    mistakes = {
-        "pe_swapped_sin_cos": (wrong_fn(angle), "swapping sin and cos",
-                               "even dimensions 2i get sin, odd dimensions 2i+1 get cos; "
-                               f"dim = {dim} is {'even' if dim % 2 == 0 else 'odd'}."),
-        "pe_exponent_i": (right_fn(pos / 10000.0 ** (i / d_model)), "the exponent i/d_model",
-                          f"the exponent is 2i/d_model with the pair index i = {i} "
-                          f"(here 2i/d_model = {2 * i}/{d_model}), not i/d_model."),
-        "pe_exponent_dim": (right_fn(pos / 10000.0 ** (dim / d_model)),
-                            "using the dimension index dim in place of 2i",
-                            f"both dimensions of a pair share one frequency: dim = {dim} belongs to "
-                            f"pair i = {i}, so the exponent is 2i/d_model = {2 * i}/{d_model}, "
-                            f"not {dim}/{d_model}."),
-        "pe_positions_from_1": (float(ac.sinusoidal_positional_encoding(pos + 2, d_model)[pos + 1, dim]),
-                                "counting positions from 1",
-                                "positions start at pos = 0 (the first token), as the rows of "
-                                "ac.sinusoidal_positional_encoding do."),
-    }
     i_up = (dim + 1) // 2  # ceil(dim / 2): the pair index rounded up
+    context = {"dim": dim, "parity": "even" if dim % 2 == 0 else "odd", "i": i, "two_i": 2 * i,
+               "d_model": d_model, "i_up": i_up, "two_i_up": 2 * i_up}
+    values = {
+        "pe_swapped_sin_cos": wrong_fn(angle),
+        "pe_exponent_i": right_fn(pos / 10000.0 ** (i / d_model)),
+        "pe_exponent_dim": right_fn(pos / 10000.0 ** (dim / d_model)),
+        "pe_positions_from_1": float(ac.sinusoidal_positional_encoding(pos + 2, d_model)[pos + 1, dim]),
+    }
     rounded_up = right_fn(pos / 10000.0 ** (2 * i_up / d_model))
-    if not any(np.isclose(rounded_up, v[0], atol=1e-4) for v in mistakes.values()):
-        mistakes["pe_pair_index_rounded_up"] = (
-            rounded_up, f"the pair index i = ceil(dim/2) = {i_up}",
-            f"the pair index rounds DOWN: dim = {dim} = 2i + 1 gives i = dim // 2 = {i}, so "
-            f"the exponent is 2i/d_model = {2 * i}/{d_model}, not {2 * i_up}/{d_model}.")
+    if not any(np.isclose(rounded_up, v, atol=1e-4) for v in values.values()):
+        values["pe_pair_index_rounded_up"] = rounded_up
+    mistakes = {key: (value, *named(key, **context)) for key, value in values.items()}
     return check_value(answer, right, f"PE(pos={pos}, dim={dim})", mistakes)
 
 
@@ -202,13 +195,5 @@ def check_permuted_output(answer, Y, perm) -> Verdict:
     """Check the self-attention output for permuted inputs X[perm] (no positional encoding): Y[perm]."""
     Y = np.asarray(Y, dtype=float)
     perm = np.asarray(perm)
-    inverse = np.argsort(perm)
-    mistakes = {
-        "not_permuted": (Y, "the unpermuted output",
-                         "self-attention without positions is permutation-EQUIVARIANT, not "
-                         "invariant: the output rows move together with the input rows."),
-        "inverse_permutation": (Y[inverse], "the inverse permutation",
-                                "row r of the new input is X[perm[r]], so row r of the new "
-                                "output is Y[perm[r]]: index with perm, not with argsort(perm)."),
-    }
+    mistakes = {"pe_not_permuted": Y, "pe_inverse_permutation": Y[np.argsort(perm)]}
     return check_value(answer, Y[perm], "output for X[perm]", mistakes)

@@ -27,24 +27,6 @@ from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
-def row_influence(f, X, eps: float = 1e-6) -> np.ndarray:
-    """I[i, j] = ||d f(X)[i] / d X[j]||_F (central differences): how much output row i reads input row j.
-
-    f maps (n, d_in) -> (n, d_out). Returns (n, n); the FFN gives a diagonal matrix,
-    self-attention a full one.
-    """
-    X = np.asarray(X, dtype=float)
-    n, d_in = X.shape
-    sq = np.zeros((n, n))
-    for j in range(n):
-        for c in range(d_in):
-            dX = np.zeros_like(X)
-            dX[j, c] = eps
-            col = (f(X + dX) - f(X - dX)) / (2 * eps)  # (n, d_out): d f(X) / d X[j, c]
-            sq[:, j] += np.sum(col ** 2, axis=-1)
-    return np.sqrt(sq)
-
-
 def locality_figure(delta_ffn, delta_attn, changed: int):
     """Side by side |change of output| (n, d_model) for FFN and self-attention after changing input row `changed`."""
     delta_ffn, delta_attn = np.abs(delta_ffn), np.abs(delta_attn)
@@ -87,7 +69,11 @@ def influence_figure(infl_ffn, infl_attn):
 
 
 def convex_hull_2d(points) -> np.ndarray:
-    """Indices of the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain)."""
+    """Indices of the convex hull of 2-D points, counter-clockwise (Andrew's monotone chain).
+
+    A standard algorithm, not the lesson: the notebook uses the corners it returns for its own
+    inside-the-hull test, and convex_hull_figure to draw the hull.
+    """
     P = np.asarray(points, dtype=float)
     if P.ndim != 2 or P.shape[1] != 2 or len(P) < 3:
         raise ValueError(f"points must have shape (k, 2) with k >= 3, got {P.shape}")
@@ -106,15 +92,6 @@ def convex_hull_2d(points) -> np.ndarray:
 
     lower, upper = chain(order), chain(order[::-1])
     return np.array(lower[:-1] + upper[:-1])
-
-
-def inside_convex_hull(points, vertices, tol: float = 1e-9) -> np.ndarray:
-    """True for each 2-D point on or inside the convex polygon `vertices` (counter-clockwise)."""
-    P, H = np.asarray(points, dtype=float), np.asarray(vertices, dtype=float)
-    edge = np.roll(H, -1, axis=0) - H  # (k, 2)
-    rel = P[:, None, :] - H[None, :, :]  # (num_points, k, 2)
-    cross = edge[None, :, 0] * rel[..., 1] - edge[None, :, 1] * rel[..., 0]  # (num_points, k)
-    return np.all(cross >= -tol, axis=1)
 
 
 def convex_hull_figure(V, O):
@@ -136,22 +113,16 @@ def convex_hull_figure(V, O):
     return fig
 
 
-def ffn_kinks(ffn, start, end, num: int = 2001) -> np.ndarray:
-    """Parameters t in (0, 1) where a hidden unit of the FFN switches on/off along x(t) = start + t (end - start)."""
-    t = np.linspace(0.0, 1.0, num)
-    line = np.asarray(start, float)[None, :] + t[:, None] * (np.asarray(end, float) - np.asarray(start, float))[None, :]
-    active = (line @ ffn.W_1 + ffn.b_1) > 0  # (num, d_ff)
-    changed = np.any(active[1:] != active[:-1], axis=1)  # (num - 1,)
-    return (t[1:][changed] + t[:-1][changed]) / 2
+def bent_line_figure(ffn, start, end, kinks, num: int = 401):
+    """A straight segment in 2-D (left) and its image under a 2-D -> 2-D FFN (right), marked at the kinks.
 
-
-def bent_line_figure(ffn, start, end, num: int = 401):
-    """A straight segment in 2-D (left) and its image under a 2-D -> 2-D FFN (right): bent at the kinks."""
+    kinks: the parameters t in (0, 1) where a hidden unit switches, computed in the notebook.
+    """
     t = np.linspace(0.0, 1.0, num)
     start, end = np.asarray(start, float), np.asarray(end, float)
     line = start[None, :] + t[:, None] * (end - start)[None, :]  # (num, 2)
     image = ac.feed_forward(line, ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)  # (num, 2)
-    kinks = ffn_kinks(ffn, start, end)
+    kinks = np.asarray(kinks, dtype=float)
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), layout="constrained")
     for ax, pts, title in zip(axes, (line, image), ("input: a straight segment x(t)",
                                                           "output: FFN(x(t))"), strict=True):
@@ -175,17 +146,18 @@ def _fmt(v) -> str:
     return "[" + ", ".join(f"{x:+.2f}" for x in np.ravel(v)) + "]"
 
 
-def ffn_1d_figure(ffn, x_range=(-3.0, 3.0), num: int = 601):
-    """FFN with d_model = 1 as a sum of hinges: each unit's ReLU(x w1_j + b1_j) w2_j and the total."""
-    xs = np.linspace(*x_range, num)
-    hidden = ac.relu(xs[:, None] * ffn.W_1[0] + ffn.b_1)  # (num, d_ff)
-    parts = hidden * ffn.W_2[:, 0]  # (num, d_ff): unit j's share of the output
-    total = ac.feed_forward(xs[:, None], ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)[:, 0]
+def ffn_1d_figure(xs, hinges, output, corners):
+    """FFN with d_model = 1 as a sum of hinges, all computed in the notebook.
+
+    xs (num,) inputs; hinges (num, d_ff), unit j's ReLU(x w1_j + b1_j) w2_j; output (num,), FFN(xs);
+    corners (d_ff,), where each unit switches (drawn dotted when inside the range of xs).
+    """
+    xs, hinges, output = (np.asarray(a, dtype=float) for a in (xs, hinges, output))
     fig, ax = plt.subplots(figsize=(7.0, 4.0), layout="constrained")
-    for j in range(parts.shape[1]):
-        ax.plot(xs, parts[:, j], ls="--", lw=1.5, label=f"unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}")
-    ax.plot(xs, total, color="k", lw=3, label="FFN(x) = sum of units + b_2")
-    for xk in _kinks_1d(ffn, x_range):
+    for j in range(hinges.shape[1]):
+        ax.plot(xs, hinges[:, j], ls="--", lw=1.5, label=f"unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}")
+    ax.plot(xs, output, color="k", lw=3, label="FFN(x) = sum of units + b_2")
+    for xk in _in_range(corners, xs[0], xs[-1]):
         ax.axvline(xk, color="0.6", lw=0.8, ls=":")
     ax.set_xlabel("input x (d_model = 1)")
     ax.set_ylabel("output")
@@ -194,23 +166,25 @@ def ffn_1d_figure(ffn, x_range=(-3.0, 3.0), num: int = 601):
     return fig
 
 
-def _kinks_1d(ffn, x_range):
-    w, b = ffn.W_1[0], ffn.b_1
-    nz = w != 0
-    xk = -b[nz] / w[nz]
-    return np.sort(xk[(xk > x_range[0]) & (xk < x_range[1])])
+def _in_range(corners, low, high) -> np.ndarray:
+    """The corners strictly between low and high, sorted: the ones a figure over [low, high] shows."""
+    c = np.asarray(corners, dtype=float)
+    return np.sort(c[(c > low) & (c < high)])
 
 
 class LiveFFN1D(LiveFigure):
-    """Slider for a 1-D input x: the FFN curve with the current point, and the d_ff hidden units as bars."""
+    """Slider for a 1-D input x: the FFN curve with the current point, and the d_ff hidden units as bars.
+
+    corners: where each unit switches, computed in the notebook; drawn as dotted verticals.
+    """
 
     figsize = (9.0, 3.4)
 
-    def __init__(self, ffn, x_range=(-3.0, 3.0)):
+    def __init__(self, ffn, corners, x_range=(-3.0, 3.0)):
         if ffn.W_1.shape[0] != 1 or ffn.W_2.shape[1] != 1:
             raise ValueError(f"LiveFFN1D needs d_model = 1: W_1 (1, d_ff) and W_2 (d_ff, 1), got "
                              f"W_1 {ffn.W_1.shape} and W_2 {ffn.W_2.shape}")
-        self.ffn, self.x_range = ffn, x_range
+        self.ffn, self.corners, self.x_range = ffn, corners, x_range
         super().__init__()
 
     def setup(self) -> None:
@@ -219,7 +193,7 @@ class LiveFFN1D(LiveFigure):
         xs = np.linspace(*self.x_range, 601)
         ys = ac.feed_forward(xs[:, None], f.W_1, f.b_1, f.W_2, f.b_2)[:, 0]
         ax_f.plot(xs, ys, color="k", lw=2, label="FFN(x)")
-        for xk in _kinks_1d(f, self.x_range):
+        for xk in _in_range(self.corners, *self.x_range):
             ax_f.axvline(xk, color="0.6", lw=0.8, ls=":")
         (self.point,) = ax_f.plot([], [], "o", color="C3", ms=11, label="current x")
         ax_f.set_xlabel("input x (d_model = 1)")

@@ -1,5 +1,4 @@
-"""Plot functions and self-checks added for notebook 06 (positional encoding)."""
-
+"""Tests of notebook 06's companion: its figures, its live figure and its self-checks."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -31,13 +30,19 @@ def test_pe_curves_plot_the_requested_columns():
     plt.close(fig)
 
 
-def test_pe_dot_vs_offset_curves_coincide_and_equal_sum_of_cosines():
-    fig = nb06.pe_dot_vs_offset(d_model=16, positions=(0, 5, 40), max_k=30)
-    lines = fig.axes[0].get_lines()[:3]
-    expected = _sum_cos(np.arange(31), 16)
-    for line in lines:
-        assert np.allclose(line.get_ydata(), expected)
-    plt.close(fig)
+def test_pe_dot_vs_offset_draws_one_curve_per_start_position():
+    ks = np.arange(5)
+    dots = np.array([[4.0, 3.0, 1.0, 0.0, -1.0], [4.0, 3.0, 1.0, 0.0, -1.0], [4.0, 2.0, 0.0, 1.0, 2.0]])
+    fig = nb06.pe_dot_vs_offset(ks, dots, positions=(0, 5, 40), d_model=8)
+    ax = fig.axes[0]
+    curves = ax.get_lines()[:3]
+    assert [c.get_label() for c in curves] == ["p = 0", "p = 5", "p = 40"]
+    assert [c.get_linestyle() for c in curves] == ["-", "--", ":"]  # told apart where they coincide
+    for c, row in zip(curves, dots, strict=True):
+        assert np.array_equal(c.get_xdata(), ks) and np.allclose(c.get_ydata(), row)
+    assert "d_model = 8" in ax.get_title()
+    with pytest.raises(ValueError, match="dots must have shape"):
+        nb06.pe_dot_vs_offset(ks, dots.T, positions=(0, 5, 40), d_model=8)
 
 
 def test_bar_segments():
@@ -63,11 +68,6 @@ def test_live_pe_shows_the_vector_and_the_dot_products(pos, d_model):
     assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_live_pe_text_for_the_notebook_setting():
-    text = nb06.LivePositionalEncoding().update(pos=10, d_model=16)
-    assert "PE(pos)[:6] = -0.544 -0.839 -0.021 -1.000 0.841 0.540" in text
-
-
 def test_live_pe_rejects_odd_or_too_wide_d_model():
     live = nb06.LivePositionalEncoding()
     for bad in (7, 130, 0):
@@ -89,6 +89,19 @@ def test_pe_vectors_grid_has_one_panel_per_position_and_width():
 
 # --- self-checks -------------------------------------------------------------
 
+# pos = 10, dim = 3 (odd: cos, pair i = 1), d_model = 8: what each mistake gives
+PE_ENTRY_MISTAKES = {
+    "pe_swapped_sin_cos": np.sin(10 / 10000 ** (2 / 8)),
+    "pe_exponent_i": np.cos(10 / 10000 ** (1 / 8)),
+    "pe_exponent_dim": np.cos(10 / 10000 ** (3 / 8)),
+    "pe_positions_from_1": np.cos(11 / 10000 ** (2 / 8)),
+    "pe_pair_index_rounded_up": np.cos(10 / 10000 ** (4 / 8)),
+}
+Y_P = np.random.default_rng(0).normal(size=(5, 8))
+PERM = np.array([2, 0, 4, 1, 3])
+PERMUTED_MISTAKES = {"pe_not_permuted": Y_P, "pe_inverse_permutation": Y_P[np.argsort(PERM)]}
+
+
 def test_pe_entry_correct_and_unanswered():
     right = np.cos(10 / 10000 ** (2 / 8))  # dim 3 = 2i+1 with i = 1: cos(10 / 10000^(2/8)) = cos(1)
     assert nb06.check_pe_entry(right, pos=10, dim=3, d_model=8).ok
@@ -96,51 +109,72 @@ def test_pe_entry_correct_and_unanswered():
     assert nb06.check_pe_entry(0.5403, pos=10, dim=3, d_model=8).ok  # cos(1) to 4 decimals
 
 
-def test_pe_entry_names_the_pair_index_rounded_up():
-    v = nb06.check_pe_entry(round(np.cos(10 / 10000 ** (4 / 8)), 4), pos=10, dim=3, d_model=8)
-    assert v.mistake == "pe_pair_index_rounded_up" and "i = ceil(dim/2) = 2" in v.message, v.message
-    # for an even dim, ceil(dim/2) = dim/2: the right answer, not a mistake
-    assert nb06.check_pe_entry(np.sin(5 / 10000 ** (4 / 8)), pos=5, dim=4, d_model=8).ok
-
-
-@pytest.mark.parametrize("value, key", [
-    (np.sin(1.0), "pe_swapped_sin_cos"),
-    (np.cos(10 / 10000 ** (1 / 8)), "pe_exponent_i"),
-    (np.cos(10 / 10000 ** (3 / 8)), "pe_exponent_dim"),
-    (np.cos(11 / 10000 ** (2 / 8)), "pe_positions_from_1"),
-])
-def test_pe_entry_names_each_mistake(value, key):
-    v = nb06.check_pe_entry(value, pos=10, dim=3, d_model=8)
+@pytest.mark.parametrize("key", PE_ENTRY_MISTAKES)
+def test_pe_entry_names_each_mistake(key):
+    v = nb06.check_pe_entry(round(PE_ENTRY_MISTAKES[key], 4), pos=10, dim=3, d_model=8)
     assert v.status == checks.MISTAKE and v.mistake == key, v.message
 
 
+@pytest.mark.parametrize("key, message", [
+    ("pe_swapped_sin_cos", 'Not quite: this is the classic mistake "swapping sin and cos". Even '
+     "dimensions 2i get sin, odd dimensions 2i+1 get cos; dim = 3 is odd."),
+    ("pe_exponent_i", 'Not quite: this is the classic mistake "the exponent i/d_model". The exponent '
+     "is 2i/d_model with the pair index i = 1 (here 2i/d_model = 2/8), not i/d_model."),
+    ("pe_exponent_dim", 'Not quite: this is the classic mistake "using the dimension index dim in '
+     'place of 2i". Both dimensions of a pair share one frequency: dim = 3 belongs to pair i = 1, '
+     "so the exponent is 2i/d_model = 2/8, not 3/8."),
+    ("pe_positions_from_1", 'Not quite: this is the classic mistake "counting positions from 1". '
+     "Positions start at pos = 0 (the first token), as the rows of "
+     "ac.sinusoidal_positional_encoding do."),
+    ("pe_pair_index_rounded_up", 'Not quite: this is the classic mistake "the pair index i = '
+     'ceil(dim/2) = 2". The pair index rounds DOWN: dim = 3 = 2i + 1 gives i = dim // 2 = 1, so '
+     "the exponent is 2i/d_model = 2/8, not 4/8."),
+])
+def test_pe_entry_mistake_messages_fill_in_the_case(key, message):
+    assert nb06.check_pe_entry(PE_ENTRY_MISTAKES[key], pos=10, dim=3, d_model=8).message == message
+
+
 def test_pe_entry_even_dim_and_wrong_answer():
-    # dim = 2i is even: sin, and "dim instead of 2i" is not a mistake there (same value)
+    # dim = 2i is even: sin, and "dim instead of 2i" or "ceil(dim/2)" is not a mistake there (same value)
     right = np.sin(5 / 10000 ** (4 / 8))
     assert nb06.check_pe_entry(right, pos=5, dim=4, d_model=8).ok
-    assert nb06.check_pe_entry(np.cos(5 / 10000 ** (4 / 8)), 5, 4, 8).mistake == "pe_swapped_sin_cos"
+    v = nb06.check_pe_entry(np.cos(5 / 10000 ** (4 / 8)), 5, 4, 8)
+    assert v.mistake == "pe_swapped_sin_cos" and v.message.endswith("dim = 4 is even."), v.message
     assert nb06.check_pe_entry(0.123, pos=5, dim=4, d_model=8).status == checks.WRONG
     with pytest.raises(ValueError, match="dim must be in"):
         nb06.check_pe_entry(0.0, pos=1, dim=8, d_model=8)
 
 
 def test_permuted_output_check():
-    Y = np.random.default_rng(0).normal(size=(5, 8))
-    perm = np.array([2, 0, 4, 1, 3])
-    assert nb06.check_permuted_output(Y[perm], Y, perm).ok
-    assert nb06.check_permuted_output(Y, Y, perm).mistake == "not_permuted"
-    assert nb06.check_permuted_output(Y[np.argsort(perm)], Y, perm).mistake == "inverse_permutation"
-    assert nb06.check_permuted_output(..., Y, perm).status == checks.UNANSWERED
-    assert nb06.check_permuted_output(Y[::-1], Y, perm).status == checks.WRONG
+    assert nb06.check_permuted_output(Y_P[PERM], Y_P, PERM).ok
+    assert nb06.check_permuted_output(..., Y_P, PERM).status == checks.UNANSWERED
+    assert nb06.check_permuted_output(Y_P[::-1], Y_P, PERM).status == checks.WRONG
+
+
+@pytest.mark.parametrize("key", PERMUTED_MISTAKES)
+def test_permuted_output_names_each_mistake(key):
+    v = nb06.check_permuted_output(PERMUTED_MISTAKES[key], Y_P, PERM)
+    assert v.status == checks.MISTAKE and v.mistake == key, v.message
+
+
+def test_permuted_output_mistake_message():
+    assert nb06.check_permuted_output(Y_P, Y_P, PERM).message == (
+        'Not quite: this is the classic mistake "the unpermuted output". Self-attention without '
+        "positions is permutation-EQUIVARIANT, not invariant: the output rows move together with "
+        "the input rows.")
 
 
 def test_permuted_output_matches_real_attention():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(5, 8))
     p = ac.init_attention_params(8, 2, rng)
-    perm = np.array([2, 0, 4, 1, 3])
 
     def mha(Z):
         return ac.multi_head_attention(Z, Z, p.W_Q, p.W_K, p.W_V, p.W_O, 2)[0]
 
-    assert nb06.check_permuted_output(mha(X[perm]), mha(X), perm).ok
+    assert nb06.check_permuted_output(mha(X[PERM]), mha(X), PERM).ok
+
+
+def test_every_registered_06_mistake_is_tested_here():
+    ours = {key for key, m in checks.MISTAKES.items() if m.notebook == "06"}
+    assert ours == set(PE_ENTRY_MISTAKES) | set(PERMUTED_MISTAKES)

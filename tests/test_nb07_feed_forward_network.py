@@ -1,8 +1,10 @@
-"""Tests for what notebook 07 (position-wise feed-forward network) adds to the shared modules."""
+"""Tests of notebook 07's companion: its figures, its live figure and its self-checks.
 
-from pathlib import Path
+The lesson code (row influence, the inside-the-hull test, the kinks of a bent line, the hinges of
+the 1-D FFN) is in the notebook's cells, which assert what matters; nbval runs them.
+"""
 
-import matplotlib.pyplot as plt
+import ipywidgets as widgets
 import numpy as np
 import pytest
 
@@ -11,10 +13,9 @@ from course import checks
 from course import nb07_feed_forward_network as nb07
 from course.live import interactive
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "07_feed_forward_network.ipynb"
-
 FFN_1D = ac.FFNParams(W_1=np.array([[1.0, -1.0, 2.0, 0.5]]), b_1=np.array([0.0, -0.5, -2.0, 1.0]),
                       W_2=np.array([[1.0], [1.0], [-1.5], [0.5]]), b_2=np.array([-0.5]))
+CORNERS_1D = np.array([0.0, -0.5, 1.0, -2.0])  # -b_1 / w_1 of FFN_1D
 
 # the tiny example of the notebook's second self-check
 X_T = np.array([[1.0, -2.0], [0.0, 1.0]])
@@ -28,29 +29,43 @@ def _random_ffn(d_model, d_ff, seed):
     return ac.FFNParams(p.W_1, 0.1 * rng.normal(size=d_ff), p.W_2, 0.1 * rng.normal(size=d_model))
 
 
-# --- plots -------------------------------------------------------------------
+def _ffn(f, X):
+    return ac.feed_forward(X, f.W_1, f.b_1, f.W_2, f.b_2)
 
-def test_row_influence_is_diagonal_for_ffn_and_full_for_attention():
+
+def _line(ax, label):
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == label]
+    return line
+
+
+def _verticals(ax):
+    """x of the axvline()s of ax, sorted."""
+    return sorted(ln.get_xdata()[0] for ln in ax.get_lines() if ln.get_linestyle() == ":")
+
+
+# --- figures -------------------------------------------------------------------
+
+def test_locality_figure_shows_the_sizes_of_the_changes_on_one_scale():
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(5, 4))
-    f = _random_ffn(4, 16, 1)
-    a = ac.init_attention_params(4, 2, rng)
-    infl_f = nb07.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
-    infl_a = nb07.row_influence(lambda Z: ac.multi_head_attention(Z, Z, a.W_Q, a.W_K, a.W_V, a.W_O,
-                                                                2)[0], X)
-    assert infl_f.shape == infl_a.shape == (5, 5)
-    assert np.all(infl_f[~np.eye(5, dtype=bool)] == 0.0)
-    assert np.all(np.diag(infl_f) > 0)
-    assert np.all(infl_a > 0)
+    d_ffn, d_attn = rng.normal(size=(5, 4)), 3.0 * rng.normal(size=(5, 4))
+    fig = nb07.locality_figure(d_ffn, d_attn, changed=2)
+    ims = [fig.axes[k].images[0] for k in (0, 1)]
+    assert np.allclose(ims[0].get_array(), np.abs(d_ffn))
+    assert np.allclose(ims[1].get_array(), np.abs(d_attn))
+    vmax = max(np.abs(d_ffn).max(), np.abs(d_attn).max())
+    assert ims[0].get_clim() == ims[1].get_clim() == (0.0, vmax)
+    frame = sorted(ln.get_ydata()[0] for ln in fig.axes[0].get_lines())
+    assert frame == [1.5, 2.5]  # the dashed lines frame the changed row 2
 
 
-def test_row_influence_matches_closed_form_diagonal_block():
-    f = _random_ffn(3, 12, 2)
-    X = np.random.default_rng(3).normal(size=(4, 3))
-    infl = nb07.row_influence(lambda Z: ac.feed_forward(Z, f.W_1, f.b_1, f.W_2, f.b_2), X)
-    for i in range(4):
-        D = np.diag((X[i] @ f.W_1 + f.b_1 > 0).astype(float))
-        assert np.isclose(np.linalg.norm(f.W_1 @ D @ f.W_2), infl[i, i], rtol=1e-6)
+def test_influence_figure_writes_every_number_of_both_maps():
+    infl_ffn, infl_attn = np.diag([0.5, 1.25, 2.0]), np.arange(9.0).reshape(3, 3) / 4
+    fig = nb07.influence_figure(infl_ffn, infl_attn)
+    for ax, M in zip(fig.axes[:2], (infl_ffn, infl_attn), strict=True):
+        assert np.allclose(ax.images[0].get_array(), M)
+        assert ax.images[0].get_clim() == (0.0, 2.0)
+        shown = {(int(t.get_position()[1]), int(t.get_position()[0])): t.get_text() for t in ax.texts}
+        assert shown == {(i, j): f"{M[i, j]:.1f}" for i in range(3) for j in range(3)}
 
 
 def test_convex_hull_of_a_square_with_inner_point():
@@ -60,87 +75,132 @@ def test_convex_hull_of_a_square_with_inner_point():
     hull = P[idx]
     signed_area = 0.5 * np.sum(hull[:, 0] * np.roll(hull[:, 1], -1) - np.roll(hull[:, 0], -1) * hull[:, 1])
     assert signed_area == pytest.approx(1.0)  # counter-clockwise, area of the unit square
-    inside = nb07.inside_convex_hull(np.array([[0.5, 0.5], [1.0, 0.5], [1.1, 0.5], [-0.01, 0.0]]), hull)
-    assert inside.tolist() == [True, True, False, False]
     with pytest.raises(ValueError):
         nb07.convex_hull_2d(P[:2])
 
 
-def test_attention_outputs_stay_in_hull_and_ffn_outputs_need_not():
-    V = np.array([[0.0, 0.0], [3.0, 0.5], [2.0, 2.5], [0.5, 2.0]])
-    A = ac.softmax(3.0 * np.random.default_rng(1).normal(size=(500, 4)))
-    hull = V[nb07.convex_hull_2d(V)]
-    assert nb07.inside_convex_hull(A @ V, hull).all()
-    assert not nb07.inside_convex_hull(np.array([[3.0, 2.5]]), hull)[0]
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_convex_hull_contains_every_point_of_a_random_cloud(seed):
+    P = np.random.default_rng(seed).normal(size=(40, 2))
+    hull = P[nb07.convex_hull_2d(P)]
+    edge = np.roll(hull, -1, axis=0) - hull
+    rel = P[:, None, :] - hull[None, :, :]
+    cross = edge[:, 0] * rel[..., 1] - edge[:, 1] * rel[..., 0]  # left of every edge: >= 0
+    assert np.all(cross >= -1e-12)
+    assert len(hull) == len(set(map(tuple, hull)))
 
 
-def test_ffn_kinks_at_hidden_unit_switches():
-    # d_model = 2, two units: unit 0 switches at x_1 = 0, unit 1 at x_1 = 0.5
-    f = ac.FFNParams(W_1=np.array([[1.0, 1.0], [0.0, 0.0]]), b_1=np.array([0.0, -0.5]),
-                     W_2=np.eye(2), b_2=np.zeros(2))
-    kinks = nb07.ffn_kinks(f, [-1.0, 0.0], [1.0, 0.0], num=2001)
-    assert np.allclose(kinks, [0.5, 0.75], atol=1e-3)  # x_1(t) = -1 + 2t
+def test_convex_hull_figure_fills_the_hull_and_shows_every_point():
+    V = np.array([[0.0, 0.0], [3.0, 0.5], [1.0, 1.0], [2.0, 2.5], [0.5, 2.0]])
+    O = np.array([[1.0, 1.0], [2.0, 1.0]])
+    fig = nb07.convex_hull_figure(V, O)
+    ax = fig.axes[0]
+    (hull,) = ax.patches
+    corners = {tuple(p) for p in hull.get_xy()}
+    assert corners == {(0.0, 0.0), (3.0, 0.5), (2.0, 2.5), (0.5, 2.0)}  # not the inner (1, 1)
+    outputs, values = (c.get_offsets() for c in ax.collections)
+    assert np.allclose(outputs, O) and np.allclose(values, V)
 
 
-def test_live_ffn_1d_numbers():
-    live = nb07.LiveFFN1D(FFN_1D)
-    text = live.update(x=1.5)
-    assert "z = x W_1 + b_1 = [+1.50, -2.00, +1.00, +1.75]" in text
-    assert "units on: 3 of 4" in text
-    assert "FFN(x) = ReLU(z) W_2 + b_2 = +0.3750" in text
-    assert [b.get_height() for b in live.bars] == pytest.approx([1.5, 0.0, 1.0, 1.75])
-    assert live.point.get_data()[1][0] == pytest.approx(0.375)
-    text = live.update(x=-3.0)
-    assert "units on: 1 of 4" in text and "+2.0000" in text
-    png = live.png()
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+def test_bent_line_figure_draws_the_image_and_marks_the_kinks_it_is_given():
+    f = _random_ffn(2, 8, 3)
+    start, end = np.array([-2.0, -1.0]), np.array([2.0, 1.5])
+    kinks = np.array([0.25, 0.6])
+    fig = nb07.bent_line_figure(f, start, end, kinks, num=101)
+    t = np.linspace(0.0, 1.0, 101)[:, None]
+    path = _line(fig.axes[1], "path")
+    assert np.allclose(np.column_stack(path.get_data()), _ffn(f, start + t * (end - start)))
+    marks = _line(fig.axes[1], "a hidden unit switches")
+    assert np.allclose(np.column_stack(marks.get_data()), _ffn(f, start + kinks[:, None] * (end - start)))
+    fig = nb07.bent_line_figure(f, start, end, np.array([]))  # no kink: nothing marked
+    assert "a hidden unit switches" not in [ln.get_label() for ln in fig.axes[1].get_lines()]
+
+
+def test_ffn_1d_figure_draws_the_hinges_the_output_and_the_corners_in_range():
+    xs = np.linspace(-1.0, 2.0, 7)
+    hinges = np.arange(28.0).reshape(7, 4)
+    output = np.linspace(5.0, -5.0, 7)
+    fig = nb07.ffn_1d_figure(xs, hinges, output, corners=[-2.0, 1.5, 0.0, 2.0])
+    ax = fig.axes[0]
+    for j in range(4):
+        line = _line(ax, f"unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}")
+        assert np.allclose(line.get_xdata(), xs) and np.allclose(line.get_ydata(), hinges[:, j])
+    assert np.allclose(_line(ax, "FFN(x) = sum of units + b_2").get_ydata(), output)
+    assert _verticals(ax) == [0.0, 1.5]  # -2 and 2 are not strictly inside [-1, 2]
+
+
+# --- live figure -----------------------------------------------------------------
+
+@pytest.mark.parametrize("x", [-3.0, -1.25, 0.0, 0.5, 1.5, 2.75])
+def test_live_ffn_1d_shows_the_hidden_units_and_the_output(x):
+    live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
+    text = live.update(x=x)
+    z = x * FFN_1D.W_1[0] + FFN_1D.b_1
+    y = float(_ffn(FFN_1D, np.array([[x]]))[0, 0])
+    assert [b.get_height() for b in live.bars] == pytest.approx(np.maximum(z, 0.0))
+    grey = [tuple(b.get_facecolor()[:3]) == (0.75, 0.75, 0.75) for b in live.bars]
+    assert grey == list(z <= 0)
+    assert live.point.get_data()[0][0] == x and live.point.get_data()[1][0] == pytest.approx(y)
+    assert f"units on: {int(np.sum(z > 0))} of 4" in text and f"= {y:+.4f}" in text
+    assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_live_ffn_1d_draws_the_curve_and_the_corners_it_is_given():
+    live = nb07.LiveFFN1D(FFN_1D, [0.5, -2.5, 4.0], x_range=(-3.0, 3.0))
+    ax = live.fig.axes[0]
+    curve = _line(ax, "FFN(x)")
+    assert np.allclose(curve.get_ydata(), _ffn(FFN_1D, curve.get_xdata()[:, None])[:, 0])
+    assert _verticals(ax) == [-2.5, 0.5]  # 4.0 lies outside the slider's range
 
 
 def test_live_ffn_1d_rejects_wider_models():
     with pytest.raises(ValueError, match="d_model = 1"):
-        nb07.LiveFFN1D(_random_ffn(2, 4, 0))
+        nb07.LiveFFN1D(_random_ffn(2, 4, 0), CORNERS_1D)
 
 
 def test_interactive_wires_the_slider():
-    import ipywidgets as widgets
-    live = nb07.LiveFFN1D(FFN_1D)
+    live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
     slider = widgets.SelectionSlider(options=[-1.0, 0.5, 1.5], value=0.5, description="x")
     box = interactive(live, x=slider)
     slider.value = 1.5
     assert "units on: 3 of 4" in box.children[1].value
 
 
-@pytest.mark.parametrize("make", [
-    lambda: nb07.locality_figure(np.zeros((5, 4)), np.ones((5, 4)), changed=2),
-    lambda: nb07.influence_figure(np.eye(3), np.ones((3, 3))),
-    lambda: nb07.convex_hull_figure(np.array([[0, 0], [1, 0], [0, 1.0]]), np.array([[0.2, 0.2]])),
-    lambda: nb07.bent_line_figure(_random_ffn(2, 8, 3), [-2.0, -1.0], [2.0, 1.5]),
-    lambda: nb07.ffn_1d_figure(FFN_1D),
-])
-def test_static_figures_draw(make):
-    fig = make()
-    assert len(fig.axes) >= 1
-    assert all(ax.get_title() for ax in fig.axes if ax.get_label() != "<colorbar>")
-    fig.canvas.draw()
-    plt.close(fig)
-
-
 # --- self-checks ---------------------------------------------------------------
+
+PARAM_COUNT_MISTAKES = {2 * 512 * 2048: "ffn_no_biases", 4 * 512 ** 2: "ffn_counted_like_attention",
+                        4 * 512 ** 2 + 4 * 512: "ffn_counted_like_attention",
+                        2 * 512 * 2048 + 2048: "ffn_one_bias", 2 * 512 * 2048 + 512: "ffn_one_bias",
+                        2 * 512 ** 2 + 2 * 512: "ffn_square_weights", 2 * 512 ** 2: "ffn_square_weights"}
+
+_Z_T = X_T @ W_1T + B_1T
+OUTPUT_MISTAKES = {"ffn_relu_after_W_2": np.maximum(0, _Z_T @ W_2T + B_2T),
+                   "ffn_no_relu": _Z_T @ W_2T + B_2T,
+                   "ffn_missing_b_1": np.maximum(0, X_T @ W_1T) @ W_2T + B_2T,
+                   "ffn_missing_b_2": np.maximum(0, _Z_T) @ W_2T}
+
 
 def test_param_count_check():
     assert nb07.ffn_param_count(512, 2048) == 2_099_712
     assert nb07.check_ffn_param_count(..., 512, 2048).status == checks.UNANSWERED
     assert nb07.check_ffn_param_count(2 * 512 * 2048 + 2048 + 512, 512, 2048).ok
-    cases = {2 * 512 * 2048: "ffn_no_biases", 4 * 512 ** 2: "ffn_counted_like_attention",
-             2 * 512 * 2048 + 2048: "ffn_one_bias", 2 * 512 * 2048 + 512: "ffn_one_bias",
-             2 * 512 ** 2 + 2 * 512: "ffn_square_weights"}
-    for answer, key in cases.items():
-        v = nb07.check_ffn_param_count(answer, 512, 2048)
-        assert v.status == checks.MISTAKE and v.mistake == key, (answer, v)
     v = nb07.check_ffn_param_count(123, 512, 2048)
     assert v.status == checks.WRONG and v.mistake is None
     assert nb07.check_ffn_param_count("many", 512, 2048).status == checks.WRONG
     assert nb07.check_ffn_param_count(2.5, 512, 2048).status == checks.WRONG
+
+
+@pytest.mark.parametrize("answer, key", PARAM_COUNT_MISTAKES.items())
+def test_param_count_names_each_mistake(answer, key):
+    v = nb07.check_ffn_param_count(answer, 512, 2048)
+    assert v.status == checks.MISTAKE and v.mistake == key, v.message
+
+
+def test_param_count_mistake_message():
+    assert nb07.check_ffn_param_count(2 * 512 * 2048, 512, 2048).message == (
+        "Not quite: 2,097,152 is what forgetting the biases gives. FFN(x) = max(0, x W_1 + b_1) "
+        "W_2 + b_2 also learns b_1 (d_ff numbers) and b_2 (d_model numbers): the count is "
+        "2 d_model d_ff + d_ff + d_model.")
 
 
 @pytest.mark.parametrize("answer", ["2099712", "2,099,712"])
@@ -151,22 +211,26 @@ def test_param_count_given_as_a_string_shows_the_number(answer):
     assert "without quotes" in nb07.check_ffn_param_count("many", 512, 2048).message
 
 
-def test_ffn_output_check_recognises_each_mistake():
+def test_ffn_output_check():
     right = np.array([[3.5, -4.0], [0.0, 4.0]])  # worked by hand
     assert np.allclose(ac.feed_forward(X_T, W_1T, B_1T, W_2T, B_2T), right)
     assert nb07.check_ffn_output(..., X_T, W_1T, B_1T, W_2T, B_2T).status == checks.UNANSWERED
     assert nb07.check_ffn_output(right, X_T, W_1T, B_1T, W_2T, B_2T).ok
-    Z = X_T @ W_1T + B_1T
-    mistakes = {"ffn_relu_after_W_2": np.maximum(0, Z @ W_2T + B_2T),
-                "ffn_no_relu": Z @ W_2T + B_2T,
-                "ffn_missing_b_1": np.maximum(0, X_T @ W_1T) @ W_2T + B_2T,
-                "ffn_missing_b_2": np.maximum(0, Z) @ W_2T}
-    for key, answer in mistakes.items():
-        v = nb07.check_ffn_output(answer, X_T, W_1T, B_1T, W_2T, B_2T)
-        assert v.status == checks.MISTAKE and v.mistake == key, (key, v)
-        assert key in checks.MISTAKES
-    v = nb07.check_ffn_output(right + 1.0, X_T, W_1T, B_1T, W_2T, B_2T)
-    assert v.status == checks.WRONG
+    assert nb07.check_ffn_output(right + 1.0, X_T, W_1T, B_1T, W_2T, B_2T).status == checks.WRONG
 
 
-# --- notebook hygiene ---------------------------------------------------------------
+@pytest.mark.parametrize("key", OUTPUT_MISTAKES)
+def test_ffn_output_names_each_mistake(key):
+    v = nb07.check_ffn_output(OUTPUT_MISTAKES[key], X_T, W_1T, B_1T, W_2T, B_2T)
+    assert v.status == checks.MISTAKE and v.mistake == key, v.message
+
+
+def test_ffn_output_mistake_message():
+    v = nb07.check_ffn_output(OUTPUT_MISTAKES["ffn_missing_b_2"], X_T, W_1T, B_1T, W_2T, B_2T)
+    assert v.message == ('Not quite: this is the classic mistake "a missing b_2". Add the output '
+                         "bias b_2 at the very end: ... W_2 + b_2.")
+
+
+def test_every_registered_07_mistake_is_tested_here():
+    ours = {key for key, m in checks.MISTAKES.items() if m.notebook == "07"}
+    assert ours == set(PARAM_COUNT_MISTAKES.values()) | set(OUTPUT_MISTAKES)
