@@ -185,12 +185,10 @@ def check_cross_weights_shape(answer, n: int, m: int, h: int | None = None) -> V
 def _head_axis_verdict(got: tuple, n: int, m: int) -> Verdict:
     """(h, n, m) or (1, n, m) given where one head's (n, m) was asked for."""
     if got[0] == 1:
-        return Verdict(MISTAKE, f"Not quite: {got} has a leading 1, an extra axis of length one; "
-                                f"one head's weights are the matrix (n, m) = {(n, m)}.",
-                       "cross_weights_leading_1")
-    return Verdict(MISTAKE, f"Not quite: {got} is the shape of all h = {got[0]} heads, (h, n, m); "
-                            f"the question asks for one head, whose weights are (n, m) = {(n, m)}.",
-                   "cross_weights_all_heads")
+        label, why = named("cross_weights_leading_1", one_head=(n, m))
+        return Verdict(MISTAKE, f"Not quite: {got} has {label}, {why}", "cross_weights_leading_1")
+    label, why = named("cross_weights_all_heads", h=got[0], one_head=(n, m))
+    return Verdict(MISTAKE, f"Not quite: {got} is {label}; {why}", "cross_weights_all_heads")
 
 
 def check_layer_norm(answer, X, eps: float = 1e-5) -> Verdict:

@@ -128,26 +128,53 @@ def test_cross_weights_shape_of_all_heads_or_a_leading_1():
     assert "(n, m) = (4, 5)" in v.message
 
 
+X_LN = np.array([[1.0, 2.0, 3.0, 6.0], [0.0, -1.0, 1.0, 0.0], [2.0, 2.0, 0.0, 0.0]])  # question 3
+EPS = 1e-5
+
+
+def _kv_source(pick):
+    """Question 1 on a small model: the answer `pick` chooses among Y, A, memory and X."""
+    rng = np.random.default_rng(3)
+    X, Y, A, memory = (rng.normal(size=s) for s in [(5, 8), (4, 8), (4, 8), (5, 8)])
+    arrays = {"X": X, "Y": Y, "A": A, "memory": memory}
+    return nb08.check_cross_kv_source(arrays[pick], memory, decoder_states=(Y, A), encoder_input=X)
+
+
+# every named mistake of notebook 08, fed in as the answer it produces
+MISTAKEN_ANSWERS = {
+    "kv_from_decoder": lambda: _kv_source("A"),
+    "kv_from_encoder_input": lambda: _kv_source("X"),
+    "cross_weights_transposed": lambda: nb08.check_cross_weights_shape((5, 4), 4, 5),
+    "cross_weights_square": lambda: nb08.check_cross_weights_shape((5, 5), 4, 5),
+    "cross_weights_all_heads": lambda: nb08.check_cross_weights_shape((2, 4, 5), 4, 5),
+    "cross_weights_leading_1": lambda: nb08.check_cross_weights_shape((1, 4, 5), 4, 5),
+    "layer_norm_columns": lambda: nb08.check_layer_norm(
+        (X_LN - X_LN.mean(0)) / np.sqrt(X_LN.var(0) + EPS), X_LN),
+    "layer_norm_unbiased_var": lambda: nb08.check_layer_norm(
+        (X_LN - X_LN.mean(1, keepdims=True)) / np.sqrt(X_LN.var(1, ddof=1, keepdims=True) + EPS),
+        X_LN),
+    "layer_norm_std_only": lambda: nb08.check_layer_norm(
+        X_LN / np.sqrt(X_LN.var(1, keepdims=True) + EPS), X_LN),
+}
+
+
+@pytest.mark.parametrize("key", MISTAKEN_ANSWERS)
+def test_every_named_mistake_is_recognised(key):
+    v = MISTAKEN_ANSWERS[key]()
+    assert v.status == checks.MISTAKE and v.mistake == key, v.message
+    assert checks.MISTAKES[key].label.split("{")[0] in v.message
+
+
+def test_every_registered_mistake_of_08_is_tested():
+    registered = {k for k, m in checks.MISTAKES.items() if m.notebook == "08"}
+    assert registered == set(MISTAKEN_ANSWERS)
+
+
 def test_layer_norm_check():
-    X = np.array([[1.0, 2.0, 3.0, 6.0], [0.0, -1.0, 1.0, 0.0], [2.0, 2.0, 0.0, 0.0]])
-    eps = 1e-5
-    right = (X - X.mean(1, keepdims=True)) / np.sqrt(X.var(1, keepdims=True) + eps)
-    assert np.allclose(right, ac.layer_norm(X, np.ones(4), np.zeros(4)))
-    assert nb08.check_layer_norm(..., X).status == checks.UNANSWERED
-    assert nb08.check_layer_norm(right, X).ok
-    no_eps = (X - X.mean(1, keepdims=True)) / X.std(1, keepdims=True)
-    assert nb08.check_layer_norm(no_eps, X).ok  # eps is a detail, not a mistake
-    mistakes = {
-        "layer_norm_columns": (X - X.mean(0)) / np.sqrt(X.var(0) + eps),
-        "layer_norm_unbiased_var": (X - X.mean(1, keepdims=True))
-        / np.sqrt(X.var(1, ddof=1, keepdims=True) + eps),
-        "layer_norm_std_only": X / np.sqrt(X.var(1, keepdims=True) + eps),
-    }
-    for key, answer in mistakes.items():
-        v = nb08.check_layer_norm(answer, X)
-        assert v.status == checks.MISTAKE and v.mistake == key, (key, v)
-        assert key in checks.MISTAKES
-    assert nb08.check_layer_norm(right + 0.1, X).status == checks.WRONG
-
-
-# --- notebook hygiene ---------------------------------------------------------------
+    right = (X_LN - X_LN.mean(1, keepdims=True)) / np.sqrt(X_LN.var(1, keepdims=True) + EPS)
+    assert np.allclose(right, ac.layer_norm(X_LN, np.ones(4), np.zeros(4)))
+    assert nb08.check_layer_norm(..., X_LN).status == checks.UNANSWERED
+    assert nb08.check_layer_norm(right, X_LN).ok
+    no_eps = (X_LN - X_LN.mean(1, keepdims=True)) / X_LN.std(1, keepdims=True)
+    assert nb08.check_layer_norm(no_eps, X_LN).ok  # eps is a detail, not a mistake
+    assert nb08.check_layer_norm(right + 0.1, X_LN).status == checks.WRONG

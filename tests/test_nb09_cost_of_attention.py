@@ -164,54 +164,81 @@ def test_live_tiling_in_a_widget():
 
 # ---------------------------------------------------------------- self-checks
 
-def test_check_score_entries():
+R, L, S_BLOCK = 3.0, 1.2, np.array([4.0, 2.0, -1.0])  # question 4: r' = 4
+NEW_TERMS = np.exp(S_BLOCK - 4.0).sum()
+
+# every named mistake of notebook 09, fed in as the answer it produces
+MISTAKEN_ANSWERS = {
+    "cost_forgot_heads": lambda: nb09.check_score_entries(1024 ** 2, n=1024, h=8, d_k=64),
+    "cost_size_of_Q": lambda: nb09.check_score_entries(8 * 1024 * 64, n=1024, h=8, d_k=64),
+    "cost_size_of_one_head_Q": lambda: nb09.check_score_entries(1024 * 64, n=1024, h=8, d_k=64),
+    "cost_linear_in_n_per_head": lambda: nb09.check_score_entries(8 * 2048, n=1024, h=8, d_k=64),
+    "cost_linear_in_n": lambda: nb09.check_score_entries(2048, n=1024, h=8, d_k=64),
+    "cost_float32_bytes": lambda: nb09.check_score_mib(64, n=4096),
+    "cost_megabytes": lambda: nb09.check_score_mib(134.2, n=4096),
+    "cost_float32_bytes_and_megabytes": lambda: nb09.check_score_mib(67.1, n=4096),
+    "cost_bytes_not_mib": lambda: nb09.check_score_mib(134217728, n=4096),
+    "cost_entries_not_bytes": lambda: nb09.check_score_mib(16, n=4096),
+    "cost_gib_not_mib": lambda: nb09.check_score_mib(0.125, n=4096),
+    "cost_linear_growth": lambda: nb09.check_growth_ratio(2),
+    "cost_cubic_growth": lambda: nb09.check_growth_ratio(8),
+    "online_no_rescale": lambda: nb09.check_online_sum(L + NEW_TERMS, R, L, S_BLOCK),
+    "online_rescale_inverted": lambda: nb09.check_online_sum(L * np.exp(4.0 - R) + NEW_TERMS,
+                                                             R, L, S_BLOCK),
+    "online_old_max_kept": lambda: nb09.check_online_sum(L + np.exp(S_BLOCK - R).sum(),
+                                                         R, L, S_BLOCK),
+}
+
+
+@pytest.mark.parametrize("key", MISTAKEN_ANSWERS)
+def test_every_named_mistake_is_recognised(key):
+    v = MISTAKEN_ANSWERS[key]()
+    assert v.status == checks.MISTAKE and v.mistake == key, v.message
+    assert f"is what {checks.MISTAKES[key].label.split('{')[0]}" in v.message
+
+
+def test_every_registered_mistake_of_09_is_tested():
+    registered = {k for k, m in checks.MISTAKES.items() if m.notebook == "09"}
+    assert registered == set(MISTAKEN_ANSWERS)
+
+
+def test_mistake_placeholders_are_filled_from_the_case():
+    v = nb09.check_score_entries(2000 * 2000, n=2000, h=12, d_k=64)
+    assert v.message.endswith("Every head has its own n x n score matrix, so multiply by h = 12.")
+    v = nb09.check_score_entries(2 * 2000, n=2000, h=12, d_k=64)
+    assert v.message.endswith("n*n pairs per head, times h = 12 heads.")
+    v = nb09.check_score_entries(12 * 2000 * 64, n=2000, h=12, d_k=64)
+    assert "(query, key) pair per head: n*n, whatever d_k is." in v.message
+    v = nb09.check_growth_ratio(3, factor=3)
+    assert v.mistake == "cost_linear_growth" and "linear growth (3x)" in v.message
+    assert "3x the queries times 3x the keys is 9x the pairs." in v.message
+    assert "cubic growth (27x)" in nb09.check_growth_ratio(27, factor=3).message
+
+
+def test_with_one_head_the_size_of_Q_is_one_mistake_with_one_message():
+    v = nb09.check_score_entries(100 * 16, n=100, h=1, d_k=16)  # h*n*d_k = n*d_k
+    assert v.mistake == "cost_size_of_Q" and "pair: n*n, whatever" in v.message
+    v = nb09.check_score_entries(200, n=100, h=1, d_k=16)  # 2hn = 2n
+    assert v.mistake == "cost_linear_in_n_per_head"
+
+
+def test_checks_accept_right_answers_and_refuse_others():
     assert nb09.check_score_entries(..., n=1024, h=8).status == checks.UNANSWERED
     assert nb09.check_score_entries(8 * 1024 ** 2, n=1024, h=8).ok
-    mistakes = {1024 ** 2: "forgot_heads", 8 * 1024 * 64: "size_of_Q", 1024 * 64: "size_of_Q",
-                8 * 2048: "linear_in_n", 2048: "linear_in_n"}
-    for answer, key in mistakes.items():
-        v = nb09.check_score_entries(answer, n=1024, h=8, d_k=64)
-        assert v.status == checks.MISTAKE and v.mistake == key, (answer, v)
     assert nb09.check_score_entries(12345, n=1024, h=8).status == checks.WRONG
     assert nb09.check_score_entries("many", n=1024, h=8).status == checks.WRONG
-
-
-def test_check_score_mib():
     assert nb09.check_score_mib(..., n=4096).status == checks.UNANSWERED
-    assert nb09.check_score_mib(128, n=4096).ok
-    assert nb09.check_score_mib(128.0, n=4096).ok
-    mistakes = {64: "float32_bytes", 134.2: "megabytes", 134.217728: "megabytes",
-                67.1: "float32_bytes", 134217728: "bytes_not_mib", 16: "entries_not_bytes",
-                0.125: "gib_not_mib"}
-    for answer, key in mistakes.items():
-        v = nb09.check_score_mib(answer, n=4096)
-        assert v.status == checks.MISTAKE and v.mistake == key, (answer, v)
+    assert nb09.check_score_mib(128, n=4096).ok and nb09.check_score_mib(128.0, n=4096).ok
+    assert nb09.check_score_mib(134.217728, n=4096).mistake == "cost_megabytes"
     assert nb09.check_score_mib(100, n=4096).status == checks.WRONG
-
-
-def test_check_growth_ratio():
     assert nb09.check_growth_ratio(...).status == checks.UNANSWERED
-    assert nb09.check_growth_ratio(4).ok
-    assert nb09.check_growth_ratio(2).mistake == "linear_growth"
-    assert nb09.check_growth_ratio(8).mistake == "cubic_growth"
-    assert nb09.check_growth_ratio(9, factor=3).ok
-    assert nb09.check_growth_ratio(3, factor=3).mistake == "linear_growth"
+    assert nb09.check_growth_ratio(4).ok and nb09.check_growth_ratio(9, factor=3).ok
     assert nb09.check_growth_ratio(5).status == checks.WRONG
-
-
-def test_check_online_sum():
-    r, l, s = 3.0, 1.2, np.array([4.0, 2.0, -1.0])
-    r_new = 4.0
-    right = l * np.exp(r - r_new) + np.exp(s - r_new).sum()
-    assert nb09.check_online_sum(..., r, l, s).status == checks.UNANSWERED
-    assert nb09.check_online_sum(right, r, l, s).ok
-    assert nb09.check_online_sum(round(right, 4), r, l, s).ok
-    wrong = {l + np.exp(s - r_new).sum(): "no_rescale",
-             l * np.exp(r_new - r) + np.exp(s - r_new).sum(): "rescale_inverted",
-             l + np.exp(s - r).sum(): "old_max_kept"}
-    for answer, key in wrong.items():
-        assert nb09.check_online_sum(answer, r, l, s).mistake == key
-    assert nb09.check_online_sum(0.5, r, l, s).status == checks.WRONG
+    right = L * np.exp(R - 4.0) + NEW_TERMS
+    assert nb09.check_online_sum(..., R, L, S_BLOCK).status == checks.UNANSWERED
+    assert nb09.check_online_sum(right, R, L, S_BLOCK).ok
+    assert nb09.check_online_sum(round(right, 4), R, L, S_BLOCK).ok
+    assert nb09.check_online_sum(0.5, R, L, S_BLOCK).status == checks.WRONG
 
 
 def test_a_close_answer_is_asked_for_more_digits():
@@ -224,7 +251,7 @@ def test_a_close_answer_is_asked_for_more_digits():
 
 def test_explanation_starting_with_a_symbol_keeps_its_case():
     v = nb09.check_score_entries(12 * 2000 * 64, n=2000, h=12, d_k=64)
-    assert v.mistake == "size_of_Q" and ". n*d_k counts" in v.message, v.message
+    assert v.mistake == "cost_size_of_Q" and ". n*d_k counts" in v.message, v.message
     assert ". Every head" in nb09.check_score_entries(2000 * 2000, n=2000, h=12).message
 
 
