@@ -28,20 +28,6 @@ from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
-def decoder_attention_maps(Y, memory, layers, self_mask=None, cross_mask=None):
-    """Run a decoder stack as ac.decode does, keeping every layer's attention weights.
-
-    Y : (n, d_model) decoder input, memory : (m, d_model) encoder output.
-    Returns (output (n, d_model), [self weights (h, n, n) per layer], [cross weights (h, n, m) per layer]).
-    """
-    self_w, cross_w = [], []
-    for p in layers:
-        Y, ws, wc = ac.decoder_layer(Y, memory, p, self_mask, cross_mask, return_weights=True)
-        self_w.append(ws)
-        cross_w.append(wc)
-    return Y, self_w, cross_w
-
-
 def _annotated_image(ax, shape, cmap):
     im = ax.imshow(np.zeros(shape), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="none")  # fastest
     texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(shape[1])]
