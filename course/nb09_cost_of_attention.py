@@ -7,8 +7,6 @@ tests/test_nb09_cost_of_attention.py.
 
 from __future__ import annotations
 
-import functools
-
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -39,61 +37,11 @@ def format_bytes(num_bytes: float) -> str:
     return f"{int(num_bytes)} B"
 
 
-def measure_call(fn) -> tuple[float, int]:
-    """Run fn() once; return (wall-clock seconds, peak bytes allocated during the call).
-
-    The peak comes from tracemalloc, which sees numpy's array buffers (numpy
-    reports them to it); memory allocated before the call (the inputs) is not counted.
-    """
-    import time
-    import tracemalloc
-
-    tracemalloc.start()
-    start = time.perf_counter()
-    fn()
-    seconds = time.perf_counter() - start
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return seconds, peak
-
-
-def attention_sweep(ns, d_k: int = 64, block_size: int | None = None,
-                    seed: int = 0, repeats: int = 3) -> dict[str, np.ndarray]:
-    """Time and peak memory of a self-attention call for each n (naive, or tiled if block_size).
-
-    Q, K, V (n, d_k) are drawn from np.random.default_rng(seed) before measuring. Each call
-    is repeated: the time is the fastest of `repeats` (the first call at a new size pays
-    one-off costs), the peak is the largest. Returns {"n", "seconds", "peak_bytes"},
-    arrays of shape (len(ns),).
-    """
-    if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
-    rows = []
-    for n in ns:
-        rng = np.random.default_rng(seed)
-        Q, K, V = (rng.normal(size=(n, d_k)) for _ in range(3))  # (n, d_k) each
-        if block_size is None:
-            call = functools.partial(ac.scaled_dot_product_attention, Q, K, V)
-        else:
-            call = functools.partial(ac.tiled_attention, Q, K, V, block_size)
-        times, peaks = zip(*(measure_call(call) for _ in range(repeats)), strict=True)
-        rows.append((min(times), max(peaks)))
-    seconds, peaks = zip(*rows, strict=True)
-    return {"n": np.array(ns), "seconds": np.array(seconds),
-            "peak_bytes": np.array(peaks, dtype=np.int64)}
-
-
-def loglog_slope(x, y) -> float:
-    """Slope p of the straight line log y = p log x + c through the last two points (y ~ x^p)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    return float(np.log(y[-1] / y[-2]) / np.log(x[-1] / x[-2]))
-
-
 def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 1.0,
                 refs: dict | None = None, ax=None):
     """Log-log plot of sweeps[label][key] / scale against n, with reference lines c * n^p.
 
-    sweeps : {label: attention_sweep(...) result}.
+    sweeps : {label: {"n": (k,) array, key: (k,) array}}, as the notebook's attention_sweep returns.
     refs : {p: label}: a grey line proportional to n^p through the last point of
     sweeps[label], to read a slope off against; default {2: first label}.
     """
@@ -116,24 +64,6 @@ def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
     return ax.figure
-
-
-def tiling_counts(n: int, block_size: int, h: int = 1, bytes_per_number: int = 8) -> dict[str, int]:
-    """Exact counts of tiled self-attention on an n x n score grid cut into block_size tiles.
-
-    tiles = ceil(n / b)^2; the naive way holds h*n*n score entries at once, the
-    tiled way at most h*b*b (b = min(block_size, n)); both compute h*n*n in total.
-    """
-    for name, value in (("n", n), ("block_size", block_size)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    b = min(block_size, n)
-    per_side = -(-n // b)  # ceil(n / b)
-    return {"tiles_per_side": per_side, "tiles": per_side ** 2,
-            "naive_entries_at_once": h * n * n, "tiled_entries_at_once": h * b * b,
-            "naive_bytes_at_once": h * n * n * bytes_per_number,
-            "tiled_bytes_at_once": h * b * b * bytes_per_number,
-            "entries_computed": h * n * n}
 
 
 def tile_grid(n: int, block_size: int, max_pixels: int = 512) -> np.ndarray:
@@ -171,13 +101,15 @@ def _draw_tiles(ax, n: int, block_size: int):
     return im, frame
 
 
-def tiling_small_multiples(n: int = 64, block_sizes=(64, 32, 16, 8)):
-    """Static figure: the n x n score grid cut into tiles for several block sizes, with counts."""
-    fig, axes = plt.subplots(1, len(block_sizes), figsize=(3.0 * len(block_sizes), 4.0),
+def tiling_small_multiples(n: int, counts: dict):
+    """Static figure: the n x n score grid cut into tiles for several block sizes, with counts.
+
+    counts : {block_size: the notebook's tiling_counts(n, block_size)}, one picture each.
+    """
+    fig, axes = plt.subplots(1, len(counts), figsize=(3.0 * len(counts), 4.0),
                              layout="compressed")  # "compressed": made for square axes in a row
-    for ax, b in zip(axes, block_sizes, strict=True):
+    for ax, (b, c) in zip(axes, counts.items(), strict=True):
         _draw_tiles(ax, n, b)
-        c = tiling_counts(n, b)
         ax.set_title(f"b = {b}: {c['tiles']} tile{'s' if c['tiles'] > 1 else ''}\n"
                      f"held at once: {c['tiled_entries_at_once']:,} entries")
     fig.suptitle(f"Score grid n x n = {n} x {n}: the red tile is all that is held at once")
@@ -187,13 +119,19 @@ def tiling_small_multiples(n: int = 64, block_sizes=(64, 32, 16, 8)):
 class LiveTiling(LiveFigure):
     """Slider figure: the n x n score grid cut into tiles, and entries held at once (naive vs tiled).
 
-    The grid is drawn in units of n (ticks 0, n/2, n), so everything except the
-    changing artists (tile image, red frame, bars, texts) is drawn once and kept as
-    a background; png() restores it and draws only the changing artists (blitting).
+    tiling_counts: the notebook's function (n, block_size) -> counts; every number shown
+    comes from it. The grid is drawn in units of n (ticks 0, n/2, n), so
+    everything except the changing artists (tile image, red frame, bars, texts) is drawn
+    once and kept as a background; png() restores it and draws only the changing
+    artists (blitting).
     """
 
     figsize = (9.5, 4.0)
     max_n = 16384
+
+    def __init__(self, tiling_counts):
+        self.tiling_counts = tiling_counts
+        super().__init__()
 
     def setup(self) -> None:
         self.fig.set_layout_engine(None)
@@ -230,7 +168,7 @@ class LiveTiling(LiveFigure):
                    self.bar_title])
 
     def update(self, n: int = 64, block_size: int = 8) -> str:
-        c = tiling_counts(n, block_size)
+        c = self.tiling_counts(n, block_size)
         b = min(block_size, n)
         k = c["tiles_per_side"]
         self.im.set_data(_tile_picture(n, b))
