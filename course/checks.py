@@ -347,7 +347,86 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "08",
         "not subtracting the mean",
         "layer norm first centres each row, x - mean(x), then divides by sqrt(var + eps)."),
+    "cross_weights_all_heads": Mistake(
+        "08",
+        "the shape of all h = {h} heads, (h, n, m)",
+        "the question asks for one head, whose weights are (n, m) = {one_head}."),
+    "cross_weights_leading_1": Mistake(
+        "08",
+        "a leading 1",
+        "an extra axis of length one; one head's weights are the matrix (n, m) = {one_head}."),
     # --- 09 The cost of attention ---
+    "cost_forgot_heads": Mistake(
+        "09",
+        "one head only (n*n)",
+        "every head has its own n x n score matrix, so multiply by h = {h}."),
+    "cost_size_of_Q": Mistake(
+        "09",
+        "the size of Q (h*n*d_k)",
+        "n*d_k counts the numbers in Q or K; the score matrix has one entry per "
+        "(query, key) pair{per_head}: n*n, whatever d_k is."),
+    "cost_size_of_one_head_Q": Mistake(
+        "09",
+        "the size of one head's Q (n*d_k)",
+        "n*d_k counts the numbers in Q or K; the score matrix has one entry per "
+        "(query, key) pair: n*n per head, whatever d_k is."),
+    "cost_linear_in_n_per_head": Mistake(
+        "09",
+        "adding the positions (2n per head)",
+        "queries and keys are paired, not added: n queries times n keys = n*n pairs per head."),
+    "cost_linear_in_n": Mistake(
+        "09",
+        "adding the positions (2n)",
+        "queries and keys are paired, not added: n queries times n keys = n*n pairs per head, "
+        "times h = {h} heads."),
+    "cost_float32_bytes": Mistake(
+        "09",
+        "4 bytes per number (float32)",
+        "numpy's default float is float64, 8 bytes per number; 4 bytes is float32."),
+    "cost_megabytes": Mistake(
+        "09",
+        "megabytes (MB, 10**6 bytes)",
+        "the question asks for MiB: 1 MiB = 2**20 = 1,048,576 bytes, a little more than "
+        "1 MB = 1,000,000 bytes, so the MiB number is smaller."),
+    "cost_float32_bytes_and_megabytes": Mistake(
+        "09",
+        "4 bytes per number and MB",
+        "float64 takes 8 bytes per number, and 1 MiB = 2**20 bytes (not 10**6)."),
+    "cost_bytes_not_mib": Mistake(
+        "09",
+        "leaving the answer in bytes",
+        "that is the number of bytes; divide by 2**20 = 1,048,576 to get MiB."),
+    "cost_entries_not_bytes": Mistake(
+        "09",
+        "counting entries instead of bytes",
+        "each float64 entry takes 8 bytes; multiply the entries by 8 before dividing by 2**20."),
+    "cost_gib_not_mib": Mistake(
+        "09",
+        "GiB (2**30 bytes)",
+        "that is the size in GiB; the question asks for MiB (2**20 bytes)."),
+    "cost_linear_growth": Mistake(
+        "09",
+        "linear growth ({factor}x)",
+        "there is one score per (query, key) pair: {factor}x the queries times {factor}x the "
+        "keys is {square}x the pairs."),
+    "cost_cubic_growth": Mistake(
+        "09",
+        "cubic growth ({cube}x)",
+        "the score matrix has two axes (queries and keys), so it grows with the square of n."),
+    "online_no_rescale": Mistake(
+        "09",
+        "adding without rescaling the old sum",
+        "the old sum l was measured against the old maximum r; when the maximum rises to r' "
+        "every old term exp(s - r) must become exp(s - r'), so multiply l by exp(r - r')."),
+    "online_rescale_inverted": Mistake(
+        "09",
+        "rescaling by exp(r' - r)",
+        "the factor is exp(r - r') <= 1: the old terms shrink when the maximum rises."),
+    "online_old_max_kept": Mistake(
+        "09",
+        "keeping the old maximum r",
+        "the new running maximum is r' = max(r, max s); measure every term, old and new, "
+        "against r' so no exp() can overflow."),
 })
 
 

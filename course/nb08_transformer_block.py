@@ -28,20 +28,6 @@ from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
-def decoder_attention_maps(Y, memory, layers, self_mask=None, cross_mask=None):
-    """Run a decoder stack as ac.decode does, keeping every layer's attention weights.
-
-    Y : (n, d_model) decoder input, memory : (m, d_model) encoder output.
-    Returns (output (n, d_model), [self weights (h, n, n) per layer], [cross weights (h, n, m) per layer]).
-    """
-    self_w, cross_w = [], []
-    for p in layers:
-        Y, ws, wc = ac.decoder_layer(Y, memory, p, self_mask, cross_mask, return_weights=True)
-        self_w.append(ws)
-        cross_w.append(wc)
-    return Y, self_w, cross_w
-
-
 def _annotated_image(ax, shape, cmap):
     im = ax.imshow(np.zeros(shape), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="none")  # fastest
     texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(shape[1])]
@@ -185,12 +171,10 @@ def check_cross_weights_shape(answer, n: int, m: int, h: int | None = None) -> V
 def _head_axis_verdict(got: tuple, n: int, m: int) -> Verdict:
     """(h, n, m) or (1, n, m) given where one head's (n, m) was asked for."""
     if got[0] == 1:
-        return Verdict(MISTAKE, f"Not quite: {got} has a leading 1, an extra axis of length one; "
-                                f"one head's weights are the matrix (n, m) = {(n, m)}.",
-                       "cross_weights_leading_1")
-    return Verdict(MISTAKE, f"Not quite: {got} is the shape of all h = {got[0]} heads, (h, n, m); "
-                            f"the question asks for one head, whose weights are (n, m) = {(n, m)}.",
-                   "cross_weights_all_heads")
+        label, why = named("cross_weights_leading_1", one_head=(n, m))
+        return Verdict(MISTAKE, f"Not quite: {got} has {label}, {why}", "cross_weights_leading_1")
+    label, why = named("cross_weights_all_heads", h=got[0], one_head=(n, m))
+    return Verdict(MISTAKE, f"Not quite: {got} is {label}; {why}", "cross_weights_all_heads")
 
 
 def check_layer_norm(answer, X, eps: float = 1e-5) -> Verdict:

@@ -7,14 +7,21 @@ tests/test_nb09_cost_of_attention.py.
 
 from __future__ import annotations
 
-import functools
-
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from course.checks import CORRECT, MISTAKE, WRONG, Verdict, is_unanswered, sentence, unanswered
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -30,61 +37,11 @@ def format_bytes(num_bytes: float) -> str:
     return f"{int(num_bytes)} B"
 
 
-def measure_call(fn) -> tuple[float, int]:
-    """Run fn() once; return (wall-clock seconds, peak bytes allocated during the call).
-
-    The peak comes from tracemalloc, which sees numpy's array buffers (numpy
-    reports them to it); memory allocated before the call (the inputs) is not counted.
-    """
-    import time
-    import tracemalloc
-
-    tracemalloc.start()
-    start = time.perf_counter()
-    fn()
-    seconds = time.perf_counter() - start
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return seconds, peak
-
-
-def attention_sweep(ns, d_k: int = 64, block_size: int | None = None,
-                    seed: int = 0, repeats: int = 3) -> dict[str, np.ndarray]:
-    """Time and peak memory of a self-attention call for each n (naive, or tiled if block_size).
-
-    Q, K, V (n, d_k) are drawn from np.random.default_rng(seed) before measuring. Each call
-    is repeated: the time is the fastest of `repeats` (the first call at a new size pays
-    one-off costs), the peak is the largest. Returns {"n", "seconds", "peak_bytes"},
-    arrays of shape (len(ns),).
-    """
-    if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
-    rows = []
-    for n in ns:
-        rng = np.random.default_rng(seed)
-        Q, K, V = (rng.normal(size=(n, d_k)) for _ in range(3))  # (n, d_k) each
-        if block_size is None:
-            call = functools.partial(ac.scaled_dot_product_attention, Q, K, V)
-        else:
-            call = functools.partial(ac.tiled_attention, Q, K, V, block_size)
-        times, peaks = zip(*(measure_call(call) for _ in range(repeats)), strict=True)
-        rows.append((min(times), max(peaks)))
-    seconds, peaks = zip(*rows, strict=True)
-    return {"n": np.array(ns), "seconds": np.array(seconds),
-            "peak_bytes": np.array(peaks, dtype=np.int64)}
-
-
-def loglog_slope(x, y) -> float:
-    """Slope p of the straight line log y = p log x + c through the last two points (y ~ x^p)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    return float(np.log(y[-1] / y[-2]) / np.log(x[-1] / x[-2]))
-
-
 def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 1.0,
                 refs: dict | None = None, ax=None):
     """Log-log plot of sweeps[label][key] / scale against n, with reference lines c * n^p.
 
-    sweeps : {label: attention_sweep(...) result}.
+    sweeps : {label: {"n": (k,) array, key: (k,) array}}, as the notebook's attention_sweep returns.
     refs : {p: label}: a grey line proportional to n^p through the last point of
     sweeps[label], to read a slope off against; default {2: first label}.
     """
@@ -107,24 +64,6 @@ def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
     return ax.figure
-
-
-def tiling_counts(n: int, block_size: int, h: int = 1, bytes_per_number: int = 8) -> dict[str, int]:
-    """Exact counts of tiled self-attention on an n x n score grid cut into block_size tiles.
-
-    tiles = ceil(n / b)^2; the naive way holds h*n*n score entries at once, the
-    tiled way at most h*b*b (b = min(block_size, n)); both compute h*n*n in total.
-    """
-    for name, value in (("n", n), ("block_size", block_size)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    b = min(block_size, n)
-    per_side = -(-n // b)  # ceil(n / b)
-    return {"tiles_per_side": per_side, "tiles": per_side ** 2,
-            "naive_entries_at_once": h * n * n, "tiled_entries_at_once": h * b * b,
-            "naive_bytes_at_once": h * n * n * bytes_per_number,
-            "tiled_bytes_at_once": h * b * b * bytes_per_number,
-            "entries_computed": h * n * n}
 
 
 def tile_grid(n: int, block_size: int, max_pixels: int = 512) -> np.ndarray:
@@ -162,13 +101,15 @@ def _draw_tiles(ax, n: int, block_size: int):
     return im, frame
 
 
-def tiling_small_multiples(n: int = 64, block_sizes=(64, 32, 16, 8)):
-    """Static figure: the n x n score grid cut into tiles for several block sizes, with counts."""
-    fig, axes = plt.subplots(1, len(block_sizes), figsize=(3.0 * len(block_sizes), 4.0),
+def tiling_small_multiples(n: int, counts: dict):
+    """Static figure: the n x n score grid cut into tiles for several block sizes, with counts.
+
+    counts : {block_size: the notebook's tiling_counts(n, block_size)}, one picture each.
+    """
+    fig, axes = plt.subplots(1, len(counts), figsize=(3.0 * len(counts), 4.0),
                              layout="compressed")  # "compressed": made for square axes in a row
-    for ax, b in zip(axes, block_sizes, strict=True):
+    for ax, (b, c) in zip(axes, counts.items(), strict=True):
         _draw_tiles(ax, n, b)
-        c = tiling_counts(n, b)
         ax.set_title(f"b = {b}: {c['tiles']} tile{'s' if c['tiles'] > 1 else ''}\n"
                      f"held at once: {c['tiled_entries_at_once']:,} entries")
     fig.suptitle(f"Score grid n x n = {n} x {n}: the red tile is all that is held at once")
@@ -178,13 +119,19 @@ def tiling_small_multiples(n: int = 64, block_sizes=(64, 32, 16, 8)):
 class LiveTiling(LiveFigure):
     """Slider figure: the n x n score grid cut into tiles, and entries held at once (naive vs tiled).
 
-    The grid is drawn in units of n (ticks 0, n/2, n), so everything except the
-    changing artists (tile image, red frame, bars, texts) is drawn once and kept as
-    a background; png() restores it and draws only the changing artists (blitting).
+    tiling_counts: the notebook's function (n, block_size) -> counts; every number shown
+    comes from it. The grid is drawn in units of n (ticks 0, n/2, n), so
+    everything except the changing artists (tile image, red frame, bars, texts) is drawn
+    once and kept as a background; png() restores it and draws only the changing
+    artists (blitting).
     """
 
     figsize = (9.5, 4.0)
     max_n = 16384
+
+    def __init__(self, tiling_counts):
+        self.tiling_counts = tiling_counts
+        super().__init__()
 
     def setup(self) -> None:
         self.fig.set_layout_engine(None)
@@ -221,7 +168,7 @@ class LiveTiling(LiveFigure):
                    self.bar_title])
 
     def update(self, n: int = 64, block_size: int = 8) -> str:
-        c = tiling_counts(n, block_size)
+        c = self.tiling_counts(n, block_size)
         b = min(block_size, n)
         k = c["tiles_per_side"]
         self.im.set_data(_tile_picture(n, b))
@@ -251,9 +198,13 @@ def _fmt_number(x: float) -> str:
     return f"{int(round(x)):,}" if float(x).is_integer() else f"{x:,.6g}"
 
 
-def _check_number(answer, expected: float, what: str, mistakes, rtol: float = 1e-3,
-                  hint: str = "") -> Verdict:
-    """One number against expected (relative tolerance rtol); mistakes: [(key, value, label, why)]."""
+def _check_number(answer, expected: float, what: str, mistakes: dict, rtol: float = 1e-3,
+                  hint: str = "", context: dict | None = None) -> Verdict:
+    """One number against expected (relative tolerance rtol).
+
+    mistakes: {key of checks.MISTAKES: the value that mistake gives}, tried in order; the
+    mistake's {placeholders} are filled from context.
+    """
     if is_unanswered(answer):
         return unanswered(what)
     try:
@@ -262,9 +213,10 @@ def _check_number(answer, expected: float, what: str, mistakes, rtol: float = 1e
         return Verdict(WRONG, f"Give your {what} as one number, got {answer!r}.")
     if np.isclose(a, expected, rtol=rtol, atol=0.0):
         return Verdict(CORRECT, f"Correct: the {what} is {_fmt_number(expected)}.")
-    for key, value, label, why in mistakes:
+    for key, value in mistakes.items():
         if not np.isclose(value, expected, rtol=rtol, atol=0.0) and \
                 np.isclose(a, value, rtol=rtol, atol=0.0):
+            label, why = named(key, **(context or {}))
             return Verdict(MISTAKE, f"Not quite: {_fmt_number(a)} is what {label} gives. "
                                     f"{sentence(why)}", key)
     if rtol >= 1e-4 and np.isclose(a, expected, rtol=1e-2, atol=0.0):  # counts (rtol ~ 0) are exact
@@ -277,45 +229,26 @@ def _check_number(answer, expected: float, what: str, mistakes, rtol: float = 1e
 def check_score_entries(answer, n: int, h: int = 1, d_k: int = 64) -> Verdict:
     """Number of score entries of multi-head self-attention: h * n * n (one per head, query, key)."""
     right = ac.attention_cost(n, d_k=d_k, h=h)["score_entries"]
-    heads = " per head" if h > 1 else ""
-    mistakes = [
-        ("forgot_heads", n * n, "one head only (n*n)",
-         f"every head has its own n x n score matrix, so multiply by h = {h}."),
-        ("size_of_Q", h * n * d_k, "the size of Q (h*n*d_k)",
-         "n*d_k counts the numbers in Q or K; the score matrix has one entry per "
-         f"(query, key) pair{heads}: n*n, whatever d_k is."),
-        ("size_of_Q", n * d_k, "the size of one head's Q (n*d_k)",
-         "n*d_k counts the numbers in Q or K; the score matrix has one entry per "
-         "(query, key) pair: n*n per head, whatever d_k is."),
-        ("linear_in_n", h * 2 * n, "adding the positions (2n per head)",
-         "queries and keys are paired, not added: n queries times n keys = n*n pairs per head."),
-        ("linear_in_n", 2 * n, "adding the positions (2n)",
-         "queries and keys are paired, not added: n queries times n keys = n*n pairs per head, "
-         f"times h = {h} heads."),
-    ]
+    mistakes = {"cost_forgot_heads": n * n,
+                "cost_size_of_Q": h * n * d_k,
+                "cost_size_of_one_head_Q": n * d_k,  # the same number as size_of_Q when h = 1
+                "cost_linear_in_n_per_head": h * 2 * n,
+                "cost_linear_in_n": 2 * n}
     return _check_number(answer, right, "number of score entries", mistakes, rtol=1e-9,
-                         hint="Count one entry per head, query position and key position.")
+                         hint="Count one entry per head, query position and key position.",
+                         context={"h": h, "per_head": " per head" if h > 1 else ""})
 
 
 def check_score_mib(answer, n: int, h: int = 1) -> Verdict:
     """Memory of the float64 score matrix (h, n, n) in MiB (1 MiB = 2**20 bytes)."""
     num_bytes = ac.attention_cost(n, h=h, bytes_per_number=8)["score_bytes"]
     entries = h * n * n
-    mistakes = [
-        ("float32_bytes", num_bytes / 2 / 2 ** 20, "4 bytes per number (float32)",
-         "numpy's default float is float64, 8 bytes per number; 4 bytes is float32."),
-        ("megabytes", num_bytes / 1e6, "megabytes (MB, 10**6 bytes)",
-         "the question asks for MiB: 1 MiB = 2**20 = 1,048,576 bytes, a little more than "
-         "1 MB = 1,000,000 bytes, so the MiB number is smaller."),
-        ("float32_bytes", num_bytes / 2 / 1e6, "4 bytes per number and MB",
-         "float64 takes 8 bytes per number, and 1 MiB = 2**20 bytes (not 10**6)."),
-        ("bytes_not_mib", num_bytes, "leaving the answer in bytes",
-         "that is the number of bytes; divide by 2**20 = 1,048,576 to get MiB."),
-        ("entries_not_bytes", entries / 2 ** 20, "counting entries instead of bytes",
-         "each float64 entry takes 8 bytes; multiply the entries by 8 before dividing by 2**20."),
-        ("gib_not_mib", num_bytes / 2 ** 30, "GiB (2**30 bytes)",
-         "that is the size in GiB; the question asks for MiB (2**20 bytes)."),
-    ]
+    mistakes = {"cost_float32_bytes": num_bytes / 2 / 2 ** 20,
+                "cost_megabytes": num_bytes / 1e6,
+                "cost_float32_bytes_and_megabytes": num_bytes / 2 / 1e6,
+                "cost_bytes_not_mib": num_bytes,
+                "cost_entries_not_bytes": entries / 2 ** 20,
+                "cost_gib_not_mib": num_bytes / 2 ** 30}
     return _check_number(answer, num_bytes / 2 ** 20, "float64 score matrix size in MiB",
                          mistakes, rtol=2e-3,
                          hint="Entries (h*n*n) times 8 bytes, divided by 2**20.")
@@ -323,15 +256,11 @@ def check_score_mib(answer, n: int, h: int = 1) -> Verdict:
 
 def check_growth_ratio(answer, factor: float = 2) -> Verdict:
     """How many times the score memory (and time) grows when n grows by `factor`: factor**2."""
-    mistakes = [
-        ("linear_growth", factor, f"linear growth ({_fmt_number(factor)}x)",
-         f"there is one score per (query, key) pair: {_fmt_number(factor)}x the queries times "
-         f"{_fmt_number(factor)}x the keys is {_fmt_number(factor ** 2)}x the pairs."),
-        ("cubic_growth", factor ** 3, f"cubic growth ({_fmt_number(factor ** 3)}x)",
-         "the score matrix has two axes (queries and keys), so it grows with the square of n."),
-    ]
+    mistakes = {"cost_linear_growth": factor, "cost_cubic_growth": factor ** 3}
     return _check_number(answer, factor ** 2, f"growth factor for {_fmt_number(factor)}x n",
-                         mistakes, rtol=1e-9, hint="Think of the (n, n) grid of pairs.")
+                         mistakes, rtol=1e-9, hint="Think of the (n, n) grid of pairs.",
+                         context={"factor": _fmt_number(factor), "square": _fmt_number(factor ** 2),
+                                  "cube": _fmt_number(factor ** 3)})
 
 
 def check_online_sum(answer, r: float, l: float, s_block) -> Verdict:
@@ -340,15 +269,8 @@ def check_online_sum(answer, r: float, l: float, s_block) -> Verdict:
     r_new = max(r, float(s.max()))
     new_terms = float(np.exp(s - r_new).sum())
     right = l * np.exp(r - r_new) + new_terms
-    mistakes = [
-        ("no_rescale", l + new_terms, "adding without rescaling the old sum",
-         "the old sum l was measured against the old maximum r; when the maximum rises to r' "
-         "every old term exp(s - r) must become exp(s - r'), so multiply l by exp(r - r')."),
-        ("rescale_inverted", l * np.exp(r_new - r) + new_terms, "rescaling by exp(r' - r)",
-         "the factor is exp(r - r') <= 1: the old terms shrink when the maximum rises."),
-        ("old_max_kept", l + float(np.exp(s - r).sum()), "keeping the old maximum r",
-         "the new running maximum is r' = max(r, max s); measure every term, old and new, "
-         "against r' so no exp() can overflow."),
-    ]
+    mistakes = {"online_no_rescale": l + new_terms,
+                "online_rescale_inverted": l * np.exp(r_new - r) + new_terms,
+                "online_old_max_kept": l + float(np.exp(s - r).sum())}
     return _check_number(answer, right, "running sum l'", mistakes, rtol=1e-3,
                          hint="Update the maximum first, then rescale l and add the new terms.")
