@@ -566,17 +566,6 @@ def weight_mistakes(Q, K, mask=None) -> dict:
     return out
 
 
-def check_scores(answer, Q, K) -> Verdict:
-    """Check raw scores S = Q K^T."""
-    S = np.asarray(Q, dtype=float) @ np.swapaxes(np.asarray(K, dtype=float), -1, -2)
-    d_k = np.shape(Q)[-1]
-    mistakes = {"transposed_scores": np.swapaxes(S, -1, -2),
-                "scaled_too_early": (S / np.sqrt(d_k), "already scaled scores",
-                                     "this step asks for the raw S = Q K^T; the division by "
-                                     "sqrt(d_k) comes next.")}
-    return check_value(answer, S, "scores S = Q K^T", mistakes)
-
-
 def check_weights(answer, Q, K, mask=None) -> Verdict:
     """Check attention weights A = softmax(Q K^T / sqrt(d_k) + M) (rows over keys)."""
     right = ac.attention_weights(Q, K, mask)
