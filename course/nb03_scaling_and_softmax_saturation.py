@@ -11,7 +11,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from course.checks import CORRECT, MISTAKE, WRONG, Verdict, check_value, is_unanswered, unanswered
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    check_value,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -202,24 +212,10 @@ def check_dot_product_variance(answer, d_k: int, scaled: bool = False) -> Verdic
     what = "Var[q.k / sqrt(d_k)]" if scaled else "Var[q.k]"
     if scaled:
         expected = 1.0
-        mistakes = {
-            "scale_not_applied": (d_k, "the variance before scaling",
-                                  "dividing q.k by sqrt(d_k) divides its variance by "
-                                  "(sqrt(d_k))^2 = d_k, so d_k becomes 1."),
-            "variance_scaled_by_sqrt": (np.sqrt(d_k), "dividing the variance by sqrt(d_k) once",
-                                        "Var[X / c] = Var[X] / c^2: with c = sqrt(d_k) the "
-                                        "variance d_k is divided by d_k, not by sqrt(d_k)."),
-        }
+        mistakes = {"var_before_scaling": d_k, "var_divided_by_sqrt": np.sqrt(d_k)}
     else:
         expected = float(d_k)
-        mistakes = {
-            "std_for_variance": (np.sqrt(d_k), "the standard deviation sqrt(d_k)",
-                                 "the variance of a sum of d_k independent terms q_i k_i, each "
-                                 "of variance 1, is d_k; sqrt(d_k) is its standard deviation."),
-            "variance_is_one": (1.0, "the variance after scaling",
-                                "each term q_i k_i has variance 1, but there are d_k of them and "
-                                "the variances of independent terms add up: Var[q.k] = d_k."),
-        }
+        mistakes = {"var_std_for_variance": np.sqrt(d_k), "var_after_scaling": 1.0}
     if not is_unanswered(answer) and np.ndim(answer) != 0:
         return Verdict(WRONG, f"Give {what} as a single number, got shape {np.shape(answer)}.")
     return check_value(answer, expected, f"{what} for d_k = {d_k}", mistakes)
@@ -242,13 +238,10 @@ def check_why_scale(answer) -> Verdict:
                                 "push the softmax into saturation; dividing by sqrt(d_k) brings "
                                 "the variance back to 1 for every d_k.")
     if choice == "a":
-        return Verdict(MISTAKE, "Not quite: that is the myth 'it only normalises vector length'. "
-                                "Dividing the score by sqrt(d_k) leaves q and k as they are (their "
-                                "length is about sqrt(d_k) each, and q.k / sqrt(d_k) is not a "
-                                "cosine); it fixes the spread of the scores, Var = 1.",
-                       "only_normalises_length")
+        label, why = named("why_scale_length_myth")
+        return Verdict(MISTAKE, f"Not quite: that is the myth '{label}'. {sentence(why)}",
+                       "why_scale_length_myth")
     if choice == "c":
-        return Verdict(MISTAKE, "Not quite: the softmax already makes every row sum to 1, with or "
-                                "without the scale. The scale changes how peaked the row is.",
-                       "scale_for_row_sums")
+        _, why = named("why_scale_row_sums")
+        return Verdict(MISTAKE, f"Not quite: {why}", "why_scale_row_sums")
     return Verdict(WRONG, f'Answer with one letter, "a", "b" or "c"; got {answer!r}.')

@@ -131,8 +131,8 @@ def test_check_library_weights():
     softmax = lambda x: np.exp(x) / np.exp(x).sum()  # noqa: E731
     mistakes = {"no_scaling": softmax(s), "divide_by_d_k": softmax(s / d_k),
                 "scale_after_softmax": softmax(s) / np.sqrt(d_k),
-                "softmax_wrong_axis": np.ones(5), "picked_one_book": np.eye(5)[0],
-                "no_softmax": s / np.sqrt(d_k)}
+                "softmax_wrong_axis": np.ones(5), "library_picked_one_book": np.eye(5)[0],
+                "library_no_softmax": s / np.sqrt(d_k)}
     for key, answer in mistakes.items():
         verdict = nb01.check_library_weights(answer, q, K_BOOKS)
         assert verdict.mistake == key, (key, verdict)
@@ -145,20 +145,20 @@ def test_check_library_weights_accepts_4_decimals_and_a_row():
     assert nb01.check_library_weights(np.round(right, 4), q, K_BOOKS).ok
     assert nb01.check_library_weights(np.round(right, 3), q, K_BOOKS).ok
     assert nb01.check_library_weights(right[None, :], q, K_BOOKS).ok  # (1, m), as q[None, :] gives
-    assert nb01.check_library_weights(np.eye(5)[None, 0], q, K_BOOKS).mistake == "picked_one_book"
+    assert nb01.check_library_weights(np.eye(5)[None, 0], q, K_BOOKS).mistake == "library_picked_one_book"
 
 
 @pytest.mark.parametrize("book", [0, 2, 4])
 def test_check_library_weights_knows_any_of_the_tied_best_books(book):
     v = nb01.check_library_weights(np.eye(5)[book], QUERIES["cost of a cat"], K_BOOKS)
-    assert v.mistake == "picked_one_book" and "3 books tie" in v.message, v.message
+    assert v.mistake == "library_picked_one_book" and "3 books tie" in v.message, v.message
 
 
 def test_check_library_weights_names_the_hard_maximum():
     v = nb01.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], QUERIES["cost of a cat"], K_BOOKS)
-    assert v.mistake == "hard_max" and "hard maximum (argmax)" in v.message, v.message
+    assert v.mistake == "library_hard_max" and "hard maximum (argmax)" in v.message, v.message
     v = nb01.check_library_weights(np.eye(5)[0], QUERIES["keep a cat"], K_BOOKS)  # one best book
-    assert v.mistake == "picked_one_book" and "tie" not in v.message
+    assert v.mistake == "library_picked_one_book" and "tie" not in v.message
 
 
 # ---------------------------------------------------------------- the stored notebook

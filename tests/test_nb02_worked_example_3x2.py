@@ -124,9 +124,9 @@ def test_check_weight_row():
     assert nb02.check_weight_row(np.round(A_EXACT[1], 4), Q, K, i=1).ok  # by hand, 4 decimals
     mistakes = {"no_scaling": _softmax_rows(S)[1], "divide_by_d_k": _softmax_rows(S / 2)[1],
                 "scale_after_softmax": _softmax_rows(S)[1] / np.sqrt(2),
-                "softmax_wrong_axis": _softmax_rows(S / np.sqrt(2), axis=0)[1],
-                "exp_not_normalised": np.exp(S[1] / np.sqrt(2)),
-                "no_softmax": S[1] / np.sqrt(2)}
+                "hand_column_of_A": _softmax_rows(S / np.sqrt(2), axis=0)[1],
+                "hand_exp_not_normalised": np.exp(S[1] / np.sqrt(2)),
+                "hand_no_softmax": S[1] / np.sqrt(2)}
     for key, answer in mistakes.items():
         verdict = nb02.check_weight_row(np.round(answer, 4), Q, K, i=1)
         assert verdict.mistake == key, (key, verdict)
@@ -138,15 +138,15 @@ def test_check_weight_row_recognises_reading_a_column():
     q, k = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
     A = ac.attention_weights(q, k)
     assert nb02.check_weight_row(A[:, 0], q, k, i=0).mistake == "transposed_weights"
-    assert "column sum" in nb02.check_weight_row(ac.softmax(q @ k.T / np.sqrt(2), axis=0)[0], q, k,
-                                               i=0).message
+    v = nb02.check_weight_row(ac.softmax(q @ k.T / np.sqrt(2), axis=0)[0], q, k, i=0)
+    assert v.mistake == "hand_softmax_down_columns" and "column sum" in v.message, v.message
 
 
 def test_check_weight_row_names_both_column_slips_when_S_is_symmetric():
     assert np.allclose(Q @ K.T, (Q @ K.T).T)  # the notebook's S: column i of A = column softmax
     for answer in (A_EXACT[:, 1], _softmax_rows(Q @ K.T / np.sqrt(2), axis=0)[1]):
         v = nb02.check_weight_row(np.round(answer, 4), Q, K, i=1)
-        assert v.mistake == "softmax_wrong_axis", v.message
+        assert v.mistake == "hand_column_of_A", v.message
         assert "column sum" in v.message and "column 2 of A instead of row 2" in v.message
 
 
@@ -155,7 +155,7 @@ def test_check_output_row():
     assert nb02.check_output_row(..., Q, K, V, i=1).status == checks.UNANSWERED
     assert nb02.check_output_row(A_EXACT[1] @ V, Q, K, V, i=1).ok
     mistakes = {"no_scaling": _softmax_rows(S)[1] @ V, "divide_by_d_k": _softmax_rows(S / 2)[1] @ V,
-                "mixed_keys": A_EXACT[1] @ K, "plain_mean": V.mean(axis=0)}
+                "hand_mixed_keys": A_EXACT[1] @ K, "hand_plain_mean": V.mean(axis=0)}
     for key, answer in mistakes.items():
         verdict = nb02.check_output_row(np.round(answer, 4), Q, K, V, i=1)
         assert verdict.mistake == key, (key, verdict)

@@ -127,16 +127,16 @@ def test_live_saturation_updates_in_place_and_renders():
 # --- self-checks ----------------------------------------------------------------
 
 @pytest.mark.parametrize("answer, status, mistake", [
-    (..., checks.UNANSWERED, None), (64, checks.CORRECT, None), (8, checks.MISTAKE, "std_for_variance"),
-    (1, checks.MISTAKE, "variance_is_one"), (3, checks.WRONG, None), ([64, 64], checks.WRONG, None)])
+    (..., checks.UNANSWERED, None), (64, checks.CORRECT, None), (8, checks.MISTAKE, "var_std_for_variance"),
+    (1, checks.MISTAKE, "var_after_scaling"), (3, checks.WRONG, None), ([64, 64], checks.WRONG, None)])
 def test_check_dot_product_variance(answer, status, mistake):
     v = nb03.check_dot_product_variance(answer, d_k=64)
     assert (v.status, v.mistake) == (status, mistake)
 
 
 @pytest.mark.parametrize("answer, status, mistake", [
-    (..., checks.UNANSWERED, None), (1, checks.CORRECT, None), (64, checks.MISTAKE, "scale_not_applied"),
-    (8, checks.MISTAKE, "variance_scaled_by_sqrt"), (0.5, checks.WRONG, None)])
+    (..., checks.UNANSWERED, None), (1, checks.CORRECT, None), (64, checks.MISTAKE, "var_before_scaling"),
+    (8, checks.MISTAKE, "var_divided_by_sqrt"), (0.5, checks.WRONG, None)])
 def test_check_dot_product_variance_scaled(answer, status, mistake):
     v = nb03.check_dot_product_variance(answer, d_k=64, scaled=True)
     assert (v.status, v.mistake) == (status, mistake)
@@ -144,7 +144,7 @@ def test_check_dot_product_variance_scaled(answer, status, mistake):
 
 @pytest.mark.parametrize("answer, status, mistake", [
     (..., checks.UNANSWERED, None), ("b", checks.CORRECT, None), (" B ", checks.CORRECT, None),
-    ("a", checks.MISTAKE, "only_normalises_length"), ("c", checks.MISTAKE, "scale_for_row_sums"),
+    ("a", checks.MISTAKE, "why_scale_length_myth"), ("c", checks.MISTAKE, "why_scale_row_sums"),
     ("d", checks.WRONG, None)])
 def test_check_why_scale(answer, status, mistake):
     v = nb03.check_why_scale(answer)
