@@ -82,17 +82,19 @@ class LiveLibrary(LiveFigure):
                                               zip(self.content_labels, o, strict=True)))
 
 
-def library_weights_grid(queries: dict, keys, book_labels, strengths=(1.0, 4.0)):
-    """Small multiples: for each query, its weights over the books at two query strengths."""
-    keys = np.asarray(keys, dtype=float)
-    m = keys.shape[0]
-    fig, axes = plt.subplots(1, len(queries), figsize=(3.2 * len(queries), 3.8), sharey=True,
+def library_weights_grid(weights: dict, book_labels, strengths=(1.0, 4.0)):
+    """Small multiples: for each reader, its weights over the books at each query strength.
+
+    weights : {reader: (len(strengths), m)}, row s the weights at strength strengths[s],
+    computed in the notebook.
+    """
+    m = len(book_labels)
+    fig, axes = plt.subplots(1, len(weights), figsize=(3.2 * len(weights), 3.8), sharey=True,
                              layout="constrained")
     width = 0.8 / len(strengths)
-    for ax, (name, q) in zip(np.atleast_1d(axes), queries.items(), strict=True):
+    for ax, (name, w) in zip(np.atleast_1d(axes), weights.items(), strict=True):
         for s, c in enumerate(strengths):
-            w = ac.attention_weights(c * np.asarray(q, float)[None, :], keys)  # (1, m)
-            ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[0], width,
+            ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[s], width,
                    label=f"strength c = {c:g}")  # the query multiplied by c
         ax.set_title(f"query: {name}")
         ax.set_xticks(range(m), book_labels, rotation=60, ha="right")
