@@ -153,8 +153,86 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "the width of X",
         "the projections change the width: X is (n, d_model), but Q, K are (n, d_k) and V is "
         "(n, d_v)."),
+    "library_picked_one_book": Mistake(
+        "01",
+        "picking the single best book",
+        "attention does not choose one book{tie}: it mixes all of them, each with weight "
+        "softmax(q k_j / sqrt(d_k)) > 0."),
+    "library_hard_max": Mistake(
+        "01",
+        "the hard maximum (argmax) instead of the softmax",
+        "sharing the weight equally among the {count} best books is what a hard maximum "
+        "does: the softmax of scores scaled up without limit. Softmax is a SOFT maximum: the "
+        "best books get the most, but every book, even a weaker match, keeps a weight "
+        "exp(s_j / sqrt(d_k)) / sum_l exp(s_l / sqrt(d_k)) > 0."),
+    "library_no_softmax": Mistake(
+        "01",
+        "the scaled scores without the softmax",
+        "the scaled scores q k_j^T / sqrt(d_k) still have to go through the softmax to become "
+        "positive weights that sum to 1."),
     # --- 02 The worked 3x2 example ---
+    "hand_softmax_down_columns": Mistake(
+        "02",
+        "softmax down the columns",
+        "each weight must be divided by the sum over its ROW (the same query, all keys): "
+        "a_ij = exp(s~_ij) / sum_l exp(s~_il); yours divides by a column sum."),
+    "hand_column_of_A": Mistake(
+        "02",
+        "softmax down the columns (or column {i} of A)",
+        "each weight must be divided by the sum over its ROW (the same query, all keys): "
+        "a_ij = exp(s~_ij) / sum_l exp(s~_il). Yours either divides by a column sum or reads "
+        "column {i} of A instead of row {i}: S is symmetric here, so both slips give the same "
+        "numbers."),
+    "hand_exp_not_normalised": Mistake(
+        "02",
+        "exp() without dividing by the sum",
+        "softmax divides each exp(s~_ij) by the row's sum so the weights add up to 1."),
+    "hand_no_softmax": Mistake(
+        "02",
+        "the scaled scores without the softmax",
+        "the scaled scores s~_ij = s_ij / sqrt(d_k) still go through exp and the division "
+        "by the row sum."),
+    "hand_mixed_keys": Mistake(
+        "02",
+        "mixing the keys instead of the values",
+        "the weights decide HOW MUCH of each token to take; what is taken is the value v_j, "
+        "not the key k_j."),
+    "hand_plain_mean": Mistake(
+        "02",
+        "the plain average of the values",
+        "the values are averaged WITH the attention weights a_ij, not with equal weights 1/m."),
     # --- 03 Scaling and softmax saturation ---
+    "var_std_for_variance": Mistake(
+        "03",
+        "the standard deviation sqrt(d_k)",
+        "the variance of a sum of d_k independent terms q_i k_i, each of variance 1, is d_k; "
+        "sqrt(d_k) is its standard deviation."),
+    "var_after_scaling": Mistake(
+        "03",
+        "the variance after scaling",
+        "each term q_i k_i has variance 1, but there are d_k of them and the variances of "
+        "independent terms add up: Var[q.k] = d_k."),
+    "var_before_scaling": Mistake(
+        "03",
+        "the variance before scaling",
+        "dividing q.k by sqrt(d_k) divides its variance by (sqrt(d_k))^2 = d_k, so d_k "
+        "becomes 1."),
+    "var_divided_by_sqrt": Mistake(
+        "03",
+        "dividing the variance by sqrt(d_k) once",
+        "Var[X / c] = Var[X] / c^2: with c = sqrt(d_k) the variance d_k is divided by d_k, "
+        "not by sqrt(d_k)."),
+    "why_scale_length_myth": Mistake(  # the check words it: that is the myth '<label>'. <why>
+        "03",
+        "it only normalises vector length",
+        "dividing the score by sqrt(d_k) leaves q and k as they are (their length is about "
+        "sqrt(d_k) each, and q.k / sqrt(d_k) is not a cosine); it fixes the spread of the "
+        "scores, Var = 1."),
+    "why_scale_row_sums": Mistake(  # the check shows only the why
+        "03",
+        "the scale makes each row sum to 1",
+        "the softmax already makes every row sum to 1, with or without the scale. The scale "
+        "changes how peaked the row is."),
     # --- 04 Masking ---
     "mask_lower_triangle": Mistake(
         "04",

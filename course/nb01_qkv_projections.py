@@ -82,17 +82,19 @@ class LiveLibrary(LiveFigure):
                                               zip(self.content_labels, o, strict=True)))
 
 
-def library_weights_grid(queries: dict, keys, book_labels, strengths=(1.0, 4.0)):
-    """Small multiples: for each query, its weights over the books at two query strengths."""
-    keys = np.asarray(keys, dtype=float)
-    m = keys.shape[0]
-    fig, axes = plt.subplots(1, len(queries), figsize=(3.2 * len(queries), 3.8), sharey=True,
+def library_weights_grid(weights: dict, book_labels, strengths=(1.0, 4.0)):
+    """Small multiples: for each reader, its weights over the books at each query strength.
+
+    weights : {reader: (len(strengths), m)}, row s the weights at strength strengths[s],
+    computed in the notebook.
+    """
+    m = len(book_labels)
+    fig, axes = plt.subplots(1, len(weights), figsize=(3.2 * len(weights), 3.8), sharey=True,
                              layout="constrained")
     width = 0.8 / len(strengths)
-    for ax, (name, q) in zip(np.atleast_1d(axes), queries.items(), strict=True):
+    for ax, (name, w) in zip(np.atleast_1d(axes), weights.items(), strict=True):
         for s, c in enumerate(strengths):
-            w = ac.attention_weights(c * np.asarray(q, float)[None, :], keys)  # (1, m)
-            ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[0], width,
+            ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[s], width,
                    label=f"strength c = {c:g}")  # the query multiplied by c
         ax.set_title(f"query: {name}")
         ax.set_xticks(range(m), book_labels, rotation=60, ha="right")
@@ -172,29 +174,22 @@ def check_library_weights(answer, q, keys) -> Verdict:
         answer = a[0]  # the row that q[None, :] @ K^T leads to: the same m weights
     mistakes = {k: w[0] for k, w in weight_mistakes(q, keys).items() if w.shape == (1, len(right))}
     mistakes.update(_best_book_mistakes(answer, right))
-    mistakes["no_softmax"] = (
-        (q @ keys.T)[0] / np.sqrt(d_k), "the scaled scores without the softmax",
-        "the scaled scores q k_j^T / sqrt(d_k) still have to go through the softmax to become "
-        "positive weights that sum to 1.")
+    mistakes["library_no_softmax"] = (q @ keys.T)[0] / np.sqrt(d_k)
     return check_value(answer, right, "weights over the books", mistakes, atol=1e-3)
 
 
 def _best_book_mistakes(answer, right: np.ndarray) -> dict:
-    """All weight on one of the best books (the one the answer favours), or shared among them."""
+    """All weight on one of the best books (the one the answer favours), or shared among them.
+
+    {key: (value, label, why)}, the registered texts filled in with how many books tie.
+    """
     m = len(right)
     top = np.flatnonzero(np.isclose(right, right.max(), rtol=1e-9, atol=0.0))  # tied best books
     a = as_float(answer)
     picked = top[np.argmax(a[top])] if a is not None and a.shape == (m,) else top[0]
     tie = f" (here {len(top)} books tie for the best score)" if len(top) > 1 else ""
-    out = {"picked_one_book": (
-        np.eye(m)[picked], "picking the single best book",
-        f"attention does not choose one book{tie}: it mixes all of them, each with weight "
-        "softmax(q k_j / sqrt(d_k)) > 0.")}
+    out = {"library_picked_one_book": (np.eye(m)[picked], *named("library_picked_one_book", tie=tie))}
     if len(top) > 1:
-        out["hard_max"] = (
-            np.isin(np.arange(m), top) / len(top), "the hard maximum (argmax) instead of the softmax",
-            f"sharing the weight equally among the {len(top)} best books is what a hard maximum "
-            "does: the softmax of scores scaled up without limit. Softmax is a SOFT maximum: the "
-            "best books get the most, but every book, even a weaker match, keeps a weight "
-            "exp(s_j / sqrt(d_k)) / sum_l exp(s_l / sqrt(d_k)) > 0.")
+        out["library_hard_max"] = (np.isin(np.arange(m), top) / len(top),
+                                   *named("library_hard_max", count=len(top)))
     return out

@@ -130,57 +130,43 @@ class LiveWorkedExample(LiveFigure):
 # --- self-checks --------------------------------------------------------------
 
 def _row_mistakes(Q, K, i: int) -> dict:
-    """Row i of the weights each classic mistake gives, plus the by-hand slips of one row."""
+    """{key: row i of the weights that mistake gives}: the classic mistakes and the by-hand slips.
+
+    The column softmax keeps its place in the order of weight_mistakes (the first match is
+    named), under the key that says whether it also equals column i of A (S symmetric).
+    """
     Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
     S = Q @ K.T  # (n, d_k) @ (d_k, m) -> (n, m)
     scaled = S / np.sqrt(Q.shape[-1])
-    rows = {key: w[i] for key, w in weight_mistakes(Q, K).items() if w.shape == S.shape}
-    rows["softmax_wrong_axis"] = (rows["softmax_wrong_axis"], *_column_slip(S, i))
-    rows["exp_not_normalised"] = (
-        np.exp(scaled[i]), "exp() without dividing by the sum",
-        "softmax divides each exp(s~_ij) by the row's sum so the weights add up to 1.")
-    rows["no_softmax"] = (
-        scaled[i], "the scaled scores without the softmax",
-        "the scaled scores s~_ij = s_ij / sqrt(d_k) still go through exp and the division "
-        "by the row sum.")
+    symmetric = S.shape[0] == S.shape[1] and np.allclose(S, S.T)
+    column_slip = "hand_column_of_A" if symmetric else "hand_softmax_down_columns"
+    rows = {(column_slip if key == "softmax_wrong_axis" else key): w[i]
+            for key, w in weight_mistakes(Q, K).items() if w.shape == S.shape}
+    rows["hand_exp_not_normalised"] = np.exp(scaled[i])
+    rows["hand_no_softmax"] = scaled[i]
     return rows
 
 
-def _column_slip(S: np.ndarray, i: int) -> tuple[str, str]:
-    """(label, why) of a column softmax; when S is symmetric, that is also column i of A."""
-    why = ("each weight must be divided by the sum over its ROW (the same query, all keys): "
-           "a_ij = exp(s~_ij) / sum_l exp(s~_il)")
-    if S.shape[0] != S.shape[1] or not np.allclose(S, S.T):
-        return "softmax down the columns", why + "; yours divides by a column sum."
-    return (f"softmax down the columns (or column {i + 1} of A)",
-            why + ". Yours either divides by a column sum or reads column "
-                  f"{i + 1} of A instead of row {i + 1}: S is symmetric here, so both slips "
-                  "give the same numbers.")
+def _named(values: dict, i: int) -> dict:
+    """{key: (value, label, why)}: the registered texts, with row i (0-based) filled in as i + 1."""
+    return {key: (value, *named(key, i=i + 1)) for key, value in values.items()}
 
 
 def check_weight_row(answer, Q, K, i: int) -> Verdict:
     """Check row i of A = softmax(Q K^T / sqrt(d_k)) (0-based i), diagnosing the classic slips."""
     A = ac.attention_weights(Q, K)
-    return check_value(answer, A[i], f"weights of query row {i + 1}", _row_mistakes(Q, K, i),
-                       atol=1e-3, hint="Compute s_ij = q_i k_j^T, divide by sqrt(d_k), "
-                                       "then softmax over j.")
+    return check_value(answer, A[i], f"weights of query row {i + 1}",
+                       _named(_row_mistakes(Q, K, i), i), atol=1e-3,
+                       hint="Compute s_ij = q_i k_j^T, divide by sqrt(d_k), then softmax over j.")
 
 
 def check_output_row(answer, Q, K, V, i: int) -> Verdict:
     """Check o_i = sum_j a_ij v_j (0-based i), diagnosing weight slips and mixing the wrong rows."""
     output, A = ac.scaled_dot_product_attention(Q, K, V)
     V, K = np.asarray(V, dtype=float), np.asarray(K, dtype=float)
-    mistakes = {}
-    for key, spec in _row_mistakes(Q, K, i).items():
-        if key in ("no_softmax", "exp_not_normalised"):
-            continue  # not weights; their "outputs" would only confuse
-        value, label, why = spec if isinstance(spec, tuple) else (spec, *named(key))
-        mistakes[key] = (np.asarray(value) @ V, label, why)
-    mistakes["mixed_keys"] = (A[i] @ K, "mixing the keys instead of the values",
-                              "the weights decide HOW MUCH of each token to take; what is "
-                              "taken is the value v_j, not the key k_j.")
-    mistakes["plain_mean"] = (V.mean(axis=0), "the plain average of the values",
-                              "the values are averaged WITH the attention weights a_ij, "
-                              "not with equal weights 1/m.")
-    return check_value(answer, output[i], f"output o_{i + 1}", mistakes, atol=1e-3,
+    not_weights = ("hand_no_softmax", "hand_exp_not_normalised")  # their "outputs" would confuse
+    mistakes = {key: w @ V for key, w in _row_mistakes(Q, K, i).items() if key not in not_weights}
+    mistakes["hand_mixed_keys"] = A[i] @ K
+    mistakes["hand_plain_mean"] = V.mean(axis=0)
+    return check_value(answer, output[i], f"output o_{i + 1}", _named(mistakes, i), atol=1e-3,
                        hint="o_i = a_i1 v_1 + a_i2 v_2 + a_i3 v_3.")

@@ -11,53 +11,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from course.checks import CORRECT, MISTAKE, WRONG, Verdict, check_value, is_unanswered, unanswered
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    check_value,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
-
-def ten_key_scores(d_k: int, seed: int = 0, m: int = 10) -> np.ndarray:
-    """Raw scores q k_j^T of one query and m keys, all entries i.i.d. N(0, 1). Shape (m,).
-
-    Draws q (1, d_k) then K (m, d_k) from np.random.default_rng(seed), in that order.
-    """
-    rng = np.random.default_rng(seed)
-    q = rng.normal(size=(1, d_k))  # (1, d_k)
-    K = rng.normal(size=(m, d_k))  # (m, d_k)
-    return (q @ K.T)[0]  # (1, d_k) @ (d_k, m) -> (1, m) -> (m,)
-
-
-def softmax_saturation(scores) -> dict[str, np.ndarray]:
-    """Max weight, entropy H(p) = -sum p log p (nats) and ||diag(p) - p p^T||_F of p = softmax(scores).
-
-    scores : (..., m); softmax over the last axis. Each value has shape (...).
-    The Jacobian J = diag(p) - p p^T is dp/ds, how much the weights move when the
-    scores move: its norm goes to 0 when p saturates to one-hot.
-    """
-    p = ac.softmax(scores, axis=-1)  # (..., m)
-    p_log_p = p * np.log(np.where(p > 0, p, 1.0))  # 0 log 0 = 0, no log(0) warning
-    J = p[..., :, None] * np.eye(p.shape[-1]) - p[..., :, None] * p[..., None, :]  # (..., m, m)
-    return {"max_weight": p.max(axis=-1), "entropy": -p_log_p.sum(axis=-1),
-            "jacobian_norm": np.sqrt(np.sum(J ** 2, axis=(-2, -1)))}
-
-
-def saturation_curves(d_ks, rng: np.random.Generator, m: int = 10,
-                      num_draws: int = 200) -> dict[str, dict[str, np.ndarray]]:
-    """Mean of softmax_saturation over num_draws random (q, K) for each d_k, unscaled and scaled.
-
-    Returns {"unscaled": {...}, "scaled": {...}}, each {"max_weight", "entropy",
-    "jacobian_norm"} -> array of shape (len(d_ks),).
-    """
-    out = {"unscaled": {}, "scaled": {}}
-    for d_k in d_ks:
-        q = rng.normal(size=(num_draws, 1, d_k))  # (draws, 1, d_k)
-        K = rng.normal(size=(num_draws, m, d_k))  # (draws, m, d_k)
-        S = (q @ np.swapaxes(K, -1, -2))[:, 0, :]  # (draws, 1, d_k) @ (draws, d_k, m) -> (draws, m)
-        for name, s in (("unscaled", S), ("scaled", S / np.sqrt(d_k))):
-            for key, value in softmax_saturation(s).items():
-                out[name].setdefault(key, []).append(value.mean())
-    return {name: {k: np.array(v) for k, v in d.items()} for name, d in out.items()}
-
 
 _SATURATION_LABELS = {"max_weight": (r"max weight $\max_j\, p_j$", "largest weight"),
                       "entropy": ("entropy H(p) [nats]", "entropy"),
@@ -126,30 +93,35 @@ def _draw_ten_key_bars(ax, weights, color, title):
     return bars
 
 
-def plot_ten_key_softmax(scores, d_k: int):
-    """Seed 000's figure: softmax of raw scores (left) beside softmax of scores / sqrt(d_k) (right)."""
-    scores = np.asarray(scores, dtype=float)
+def plot_ten_key_softmax(p_raw, p_scaled, d_k: int):
+    """Seed 000's figure: the weights of the raw scores (left) beside those of scores / sqrt(d_k) (right).
+
+    p_raw, p_scaled : (m,) softmax(s) and softmax(s / sqrt(d_k)), computed in the notebook.
+    """
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained", sharey=True)
-    _draw_ten_key_bars(axes[0], ac.softmax(scores), "tab:red",
-                       rf"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}")
-    _draw_ten_key_bars(axes[1], ac.softmax(scores / np.sqrt(d_k)), "tab:blue",
+    _draw_ten_key_bars(axes[0], p_raw, "tab:red", rf"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}")
+    _draw_ten_key_bars(axes[1], p_scaled, "tab:blue",
                        rf"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}")
     axes[1].set_ylabel("")  # shared y axis: one label, on the left
-    fig.suptitle(f"One query, {len(scores)} keys: raw scores saturate, scaled scores spread out "
+    fig.suptitle(f"One query, {len(p_raw)} keys: raw scores saturate, scaled scores spread out "
                  "(注意重み = attention weights)")
     return fig
 
 
-def plot_saturation_small_multiples(d_ks, seed: int = 0, m: int = 10):
-    """Ten-key picture for several d_k: unscaled weights (top row) and scaled (bottom row)."""
+def plot_saturation_small_multiples(weights: dict, seed: int = 0):
+    """Ten-key picture for several d_k: unscaled weights (top row) and scaled (bottom row).
+
+    weights : {d_k: (p_raw, p_scaled)}, each (m,), computed in the notebook; seed: that of the
+    draws, for the title.
+    """
+    d_ks = list(weights)
     fig, axes = plt.subplots(2, len(d_ks), figsize=(2.6 * len(d_ks), 5.2),
                              layout="constrained", sharey=True)
     for col, d_k in enumerate(d_ks):
-        s = ten_key_scores(d_k, seed, m)
-        for row, (x, color, name) in enumerate(((s, "tab:red", "raw"),
-                                                (s / np.sqrt(d_k), "tab:blue", "scaled"))):
-            ax = axes[row, col]
-            p = ac.softmax(x)
+        for row, (p, color, name) in enumerate(zip(weights[d_k], ("tab:red", "tab:blue"),
+                                                   ("raw", "scaled"), strict=True)):
+            ax, p = axes[row, col], np.asarray(p, dtype=float)
+            m = len(p)
             ax.bar(np.arange(1, m + 1), p, color=color)
             ax.set_ylim(0, 1.05)
             ax.set_title(f"{name}, $d_k$ = {d_k}\nmax {p.max():.2f}", fontsize=10)
@@ -162,11 +134,18 @@ def plot_saturation_small_multiples(d_ks, seed: int = 0, m: int = 10):
 
 
 class LiveSaturation(LiveFigure):
-    """Ten keys, one query, a chosen d_k: raw vs scaled softmax bars and the three saturation numbers."""
+    """Ten keys, one query, a chosen d_k: raw vs scaled softmax bars and the three saturation numbers.
+
+    scores_for : d_k -> (m,) raw scores q K^T (the notebook's seeded draw);
+    saturation : scores -> {"max_weight", "entropy", "jacobian_norm"} (the notebook's measure).
+    """
 
     figsize = (9.0, 3.4)
-    m = 10
-    seed = 0
+
+    def __init__(self, scores_for, saturation):
+        self.scores_for, self.saturation = scores_for, saturation
+        self.m = len(scores_for(1))
+        super().__init__()
 
     def setup(self) -> None:
         ax_raw, ax_scaled = self.fig.subplots(1, 2, sharey=True)
@@ -180,13 +159,13 @@ class LiveSaturation(LiveFigure):
         self.blit([*self.bars["raw"], *self.bars["scaled"], *(ax.title for ax in self.axes.values())])
 
     def update(self, d_k: int = 512) -> str:
-        s = ten_key_scores(d_k, self.seed, self.m)
+        s = self.scores_for(d_k)
         lines = [f"d_k = {d_k}, std of q.k = sqrt(d_k) = {np.sqrt(d_k):.1f}"]
         for name, x in (("raw", s), ("scaled", s / np.sqrt(d_k))):
             p = ac.softmax(x)
             for bar, h in zip(self.bars[name], p, strict=True):
                 bar.set_height(h)
-            sat = softmax_saturation(x)
+            sat = self.saturation(x)
             numbers = (f"max weight {sat['max_weight']:.3f}, entropy {sat['entropy']:.3f} nats, "
                        f"||J|| {sat['jacobian_norm']:.3f}")
             label = "softmax(q k^T)" if name == "raw" else "softmax(q k^T / sqrt(d_k))"
@@ -202,24 +181,10 @@ def check_dot_product_variance(answer, d_k: int, scaled: bool = False) -> Verdic
     what = "Var[q.k / sqrt(d_k)]" if scaled else "Var[q.k]"
     if scaled:
         expected = 1.0
-        mistakes = {
-            "scale_not_applied": (d_k, "the variance before scaling",
-                                  "dividing q.k by sqrt(d_k) divides its variance by "
-                                  "(sqrt(d_k))^2 = d_k, so d_k becomes 1."),
-            "variance_scaled_by_sqrt": (np.sqrt(d_k), "dividing the variance by sqrt(d_k) once",
-                                        "Var[X / c] = Var[X] / c^2: with c = sqrt(d_k) the "
-                                        "variance d_k is divided by d_k, not by sqrt(d_k)."),
-        }
+        mistakes = {"var_before_scaling": d_k, "var_divided_by_sqrt": np.sqrt(d_k)}
     else:
         expected = float(d_k)
-        mistakes = {
-            "std_for_variance": (np.sqrt(d_k), "the standard deviation sqrt(d_k)",
-                                 "the variance of a sum of d_k independent terms q_i k_i, each "
-                                 "of variance 1, is d_k; sqrt(d_k) is its standard deviation."),
-            "variance_is_one": (1.0, "the variance after scaling",
-                                "each term q_i k_i has variance 1, but there are d_k of them and "
-                                "the variances of independent terms add up: Var[q.k] = d_k."),
-        }
+        mistakes = {"var_std_for_variance": np.sqrt(d_k), "var_after_scaling": 1.0}
     if not is_unanswered(answer) and np.ndim(answer) != 0:
         return Verdict(WRONG, f"Give {what} as a single number, got shape {np.shape(answer)}.")
     return check_value(answer, expected, f"{what} for d_k = {d_k}", mistakes)
@@ -242,13 +207,10 @@ def check_why_scale(answer) -> Verdict:
                                 "push the softmax into saturation; dividing by sqrt(d_k) brings "
                                 "the variance back to 1 for every d_k.")
     if choice == "a":
-        return Verdict(MISTAKE, "Not quite: that is the myth 'it only normalises vector length'. "
-                                "Dividing the score by sqrt(d_k) leaves q and k as they are (their "
-                                "length is about sqrt(d_k) each, and q.k / sqrt(d_k) is not a "
-                                "cosine); it fixes the spread of the scores, Var = 1.",
-                       "only_normalises_length")
+        label, why = named("why_scale_length_myth")
+        return Verdict(MISTAKE, f"Not quite: that is the myth '{label}'. {sentence(why)}",
+                       "why_scale_length_myth")
     if choice == "c":
-        return Verdict(MISTAKE, "Not quite: the softmax already makes every row sum to 1, with or "
-                                "without the scale. The scale changes how peaked the row is.",
-                       "scale_for_row_sums")
+        _, why = named("why_scale_row_sums")
+        return Verdict(MISTAKE, f"Not quite: {why}", "why_scale_row_sums")
     return Verdict(WRONG, f'Answer with one letter, "a", "b" or "c"; got {answer!r}.')

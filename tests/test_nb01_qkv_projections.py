@@ -1,8 +1,6 @@
-"""Tests for notebook 01 (Q, K, V projections): its figures, its checks, its stored outputs."""
+"""Tests for notebook 01 (Q, K, V projections): its figures, its live figure and its checks."""
 
-import json
 import warnings
-from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -12,8 +10,6 @@ import pytest
 import attention_core as ac
 from course import checks
 from course import nb01_qkv_projections as nb01
-
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_qkv_projections.ipynb"
 
 BOOKS = ["Cat care", "Dog training", "Cat myths", "Astronomy", "Pet budget"]
 CONTENTS = ["feeding", "training", "stars", "costs"]
@@ -61,14 +57,17 @@ def test_live_library_layout_frozen_and_renders(live):
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and "Pet budget 0.306" in text
 
 
-def test_library_weights_grid_bars():
-    fig = nb01.library_weights_grid(QUERIES, K_BOOKS, BOOKS, strengths=(1.0, 4.0))
-    axes = fig.axes
-    assert len(axes) == len(QUERIES)
-    for ax, q in zip(axes, QUERIES.values(), strict=True):
-        heights = np.array([p.get_height() for p in ax.patches])
-        assert np.allclose(heights[:5], by_hand(q, K_BOOKS))
-        assert np.allclose(heights[5:], by_hand(4 * q, K_BOOKS))
+def test_library_weights_grid_draws_the_weights_it_is_given():
+    rng = np.random.default_rng(0)
+    weights = {name: rng.dirichlet(np.ones(5), size=3) for name in ("a", "b")}  # 3 strengths each
+    fig = nb01.library_weights_grid(weights, BOOKS, strengths=(1.0, 2.0, 4.0))
+    assert len(fig.axes) == 2
+    for ax, (name, w) in zip(fig.axes, weights.items(), strict=True):
+        heights = np.array([p.get_height() for p in ax.patches]).reshape(3, 5)
+        assert np.array_equal(heights, w) and ax.get_title() == f"query: {name}"
+        assert [t.get_text() for t in ax.get_xticklabels()] == BOOKS
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["strength c = 1", "strength c = 2", "strength c = 4"]
     plt.close(fig)
 
 
@@ -85,15 +84,6 @@ def test_heatmap_pair_shows_both_matrices_and_japanese_glyphs():
     images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
     assert np.allclose(images[0], A) and np.allclose(images[1], B)
     plt.close(fig)
-
-
-def test_same_projection_gives_symmetric_self_centred_scores():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(5, 8))
-    S = X @ X.T
-    _, A = ac.scaled_dot_product_attention(X, X, X)
-    assert np.allclose(S, S.T)
-    assert np.all(A.argmax(axis=1) == np.arange(5))
 
 
 # ---------------------------------------------------------------- checks
@@ -131,8 +121,8 @@ def test_check_library_weights():
     softmax = lambda x: np.exp(x) / np.exp(x).sum()  # noqa: E731
     mistakes = {"no_scaling": softmax(s), "divide_by_d_k": softmax(s / d_k),
                 "scale_after_softmax": softmax(s) / np.sqrt(d_k),
-                "softmax_wrong_axis": np.ones(5), "picked_one_book": np.eye(5)[0],
-                "no_softmax": s / np.sqrt(d_k)}
+                "softmax_wrong_axis": np.ones(5), "library_picked_one_book": np.eye(5)[0],
+                "library_no_softmax": s / np.sqrt(d_k)}
     for key, answer in mistakes.items():
         verdict = nb01.check_library_weights(answer, q, K_BOOKS)
         assert verdict.mistake == key, (key, verdict)
@@ -145,23 +135,48 @@ def test_check_library_weights_accepts_4_decimals_and_a_row():
     assert nb01.check_library_weights(np.round(right, 4), q, K_BOOKS).ok
     assert nb01.check_library_weights(np.round(right, 3), q, K_BOOKS).ok
     assert nb01.check_library_weights(right[None, :], q, K_BOOKS).ok  # (1, m), as q[None, :] gives
-    assert nb01.check_library_weights(np.eye(5)[None, 0], q, K_BOOKS).mistake == "picked_one_book"
+    assert nb01.check_library_weights(np.eye(5)[None, 0], q, K_BOOKS).mistake == "library_picked_one_book"
 
 
 @pytest.mark.parametrize("book", [0, 2, 4])
 def test_check_library_weights_knows_any_of_the_tied_best_books(book):
     v = nb01.check_library_weights(np.eye(5)[book], QUERIES["cost of a cat"], K_BOOKS)
-    assert v.mistake == "picked_one_book" and "3 books tie" in v.message, v.message
+    assert v.mistake == "library_picked_one_book" and "3 books tie" in v.message, v.message
 
 
 def test_check_library_weights_names_the_hard_maximum():
     v = nb01.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], QUERIES["cost of a cat"], K_BOOKS)
-    assert v.mistake == "hard_max" and "hard maximum (argmax)" in v.message, v.message
+    assert v.mistake == "library_hard_max" and "hard maximum (argmax)" in v.message, v.message
     v = nb01.check_library_weights(np.eye(5)[0], QUERIES["keep a cat"], K_BOOKS)  # one best book
-    assert v.mistake == "picked_one_book" and "tie" not in v.message
+    assert v.mistake == "library_picked_one_book" and "tie" not in v.message
 
 
-# ---------------------------------------------------------------- the stored notebook
+# every mistake of notebook 01's own checks: registry key -> a verdict for the mistaken answer
+SHAPES = dict(n=5, d_model=8, d_k=4, d_v=3)
+COST = QUERIES["cost of a cat"]
+MISTAKEN_ANSWERS = {
+    "weight_shapes": lambda: nb01.check_qkv_shapes(((8, 4), (8, 4), (8, 3)), **SHAPES),
+    "V_uses_d_k": lambda: nb01.check_qkv_shapes(((5, 4), (5, 4), (5, 4)), **SHAPES),
+    "column_convention": lambda: nb01.check_qkv_shapes(((4, 5), (4, 5), (3, 5)), **SHAPES),
+    "no_projection": lambda: nb01.check_qkv_shapes(((5, 8),) * 3, **SHAPES),
+    "library_picked_one_book": lambda: nb01.check_library_weights(np.eye(5)[2], COST, K_BOOKS),
+    "library_hard_max": lambda: nb01.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], COST, K_BOOKS),
+    "library_no_softmax": lambda: nb01.check_library_weights(K_BOOKS @ COST / 2, COST, K_BOOKS),
+}
 
-def _cells():
-    return json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+
+@pytest.mark.parametrize("key", MISTAKEN_ANSWERS)
+def test_every_mistake_is_a_registered_01_mistake_and_is_named(key):
+    assert checks.MISTAKES[key].notebook == "01"
+    v = MISTAKEN_ANSWERS[key]()
+    assert (v.status, v.mistake) == (checks.MISTAKE, key), v.message
+    label, why = checks.named(key, tie=" (here 3 books tie for the best score)", count=3)
+    assert label in v.message and v.message.endswith(checks.sentence(why)), v.message
+
+
+def test_best_book_mistakes_fill_in_the_tie():
+    v = nb01.check_library_weights(np.eye(5)[2], COST, K_BOOKS)
+    assert "Attention does not choose one book (here 3 books tie for the best score): it mixes" in v.message
+    v = nb01.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], COST, K_BOOKS)
+    assert "sharing the weight equally among the 3 best books is what" in v.message.lower()
+    assert "{" not in v.message

@@ -58,9 +58,7 @@ def live():
 
 
 def test_live_worked_example_original(live):
-    text = live.update(query=0, w_k22=-1.0)
-    assert "weights a_1j: 0.2483 0.2483 0.5035" in text
-    assert "o_1 = (1.5035, 2.2552)" in text
+    live.update(query=0, w_k22=-1.0)  # its text is printed in the notebook, compared by nbval
     assert np.allclose([b.get_height() for b in live.w_bars], A_EXACT[0])
     contrib = A_EXACT[0][:, None] * V
     assert np.allclose(live.arrows.U, contrib[:, 0]) and np.allclose(live.arrows.V, contrib[:, 1])
@@ -70,14 +68,17 @@ def test_live_worked_example_original(live):
     assert np.allclose([x[0], y[0]], A_EXACT[0] @ V)
 
 
-def test_live_worked_example_changed_W_K(live):
-    text = live.update(query=1, w_k22=3.0)
+def test_live_worked_example_changed_W_K_moves_weights_and_arrows_not_values(live):
+    text = live.update(query=2, w_k22=-3.0)  # a setting the notebook does not print
     W = W_K.copy()
-    W[1, 1] = 3.0
-    _, A = ac.scaled_dot_product_attention(Z @ W_Q, Z @ W, Z @ W_V)
-    assert np.allclose(ac.softmax(np.array([1.0, 3.0, 4.0]) / np.sqrt(2)), A[1])
-    assert "weights a_2j: " + " ".join(f"{a:.4f}" for a in A[1]) in text
-    assert np.allclose([b.get_height() for b in live.w_bars], A[1])
+    W[1, 1] = -3.0
+    o, A = ac.scaled_dot_product_attention(Z @ W_Q, Z @ W, Z @ W_V)
+    assert not np.allclose(A[2], A_EXACT[2])
+    assert np.allclose([b.get_height() for b in live.w_bars], A[2])
+    contrib = A[2][:, None] * V  # the values V = Z W_V do not depend on W_K
+    assert np.allclose(live.arrows.U, contrib[:, 0]) and np.allclose(live.arrows.V, contrib[:, 1])
+    x, y = live.o_marker.get_data()
+    assert np.allclose([x[0], y[0]], o[2]) and f"o_3 = ({o[2, 0]:.4f}, {o[2, 1]:.4f})" in text
     assert np.array_equal(W_K, [[1.0, 1.0], [1.0, -1.0]])  # the widget must not change its input
 
 
@@ -124,9 +125,9 @@ def test_check_weight_row():
     assert nb02.check_weight_row(np.round(A_EXACT[1], 4), Q, K, i=1).ok  # by hand, 4 decimals
     mistakes = {"no_scaling": _softmax_rows(S)[1], "divide_by_d_k": _softmax_rows(S / 2)[1],
                 "scale_after_softmax": _softmax_rows(S)[1] / np.sqrt(2),
-                "softmax_wrong_axis": _softmax_rows(S / np.sqrt(2), axis=0)[1],
-                "exp_not_normalised": np.exp(S[1] / np.sqrt(2)),
-                "no_softmax": S[1] / np.sqrt(2)}
+                "hand_column_of_A": _softmax_rows(S / np.sqrt(2), axis=0)[1],
+                "hand_exp_not_normalised": np.exp(S[1] / np.sqrt(2)),
+                "hand_no_softmax": S[1] / np.sqrt(2)}
     for key, answer in mistakes.items():
         verdict = nb02.check_weight_row(np.round(answer, 4), Q, K, i=1)
         assert verdict.mistake == key, (key, verdict)
@@ -138,15 +139,15 @@ def test_check_weight_row_recognises_reading_a_column():
     q, k = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
     A = ac.attention_weights(q, k)
     assert nb02.check_weight_row(A[:, 0], q, k, i=0).mistake == "transposed_weights"
-    assert "column sum" in nb02.check_weight_row(ac.softmax(q @ k.T / np.sqrt(2), axis=0)[0], q, k,
-                                               i=0).message
+    v = nb02.check_weight_row(ac.softmax(q @ k.T / np.sqrt(2), axis=0)[0], q, k, i=0)
+    assert v.mistake == "hand_softmax_down_columns" and "column sum" in v.message, v.message
 
 
 def test_check_weight_row_names_both_column_slips_when_S_is_symmetric():
     assert np.allclose(Q @ K.T, (Q @ K.T).T)  # the notebook's S: column i of A = column softmax
     for answer in (A_EXACT[:, 1], _softmax_rows(Q @ K.T / np.sqrt(2), axis=0)[1]):
         v = nb02.check_weight_row(np.round(answer, 4), Q, K, i=1)
-        assert v.mistake == "softmax_wrong_axis", v.message
+        assert v.mistake == "hand_column_of_A", v.message
         assert "column sum" in v.message and "column 2 of A instead of row 2" in v.message
 
 
@@ -155,11 +156,52 @@ def test_check_output_row():
     assert nb02.check_output_row(..., Q, K, V, i=1).status == checks.UNANSWERED
     assert nb02.check_output_row(A_EXACT[1] @ V, Q, K, V, i=1).ok
     mistakes = {"no_scaling": _softmax_rows(S)[1] @ V, "divide_by_d_k": _softmax_rows(S / 2)[1] @ V,
-                "mixed_keys": A_EXACT[1] @ K, "plain_mean": V.mean(axis=0)}
+                "hand_mixed_keys": A_EXACT[1] @ K, "hand_plain_mean": V.mean(axis=0)}
     for key, answer in mistakes.items():
         verdict = nb02.check_output_row(np.round(answer, 4), Q, K, V, i=1)
         assert verdict.mistake == key, (key, verdict)
     assert nb02.check_output_row([0.0, 0.0], Q, K, V, i=1).status == checks.WRONG
+
+
+def _non_symmetric():
+    rng = np.random.default_rng(3)  # S = q k^T is not symmetric: the two column slips differ
+    return rng.normal(size=(3, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+
+
+def _mistaken_answers():
+    """registry key -> (verdict for the mistaken answer, the row number shown in the text)."""
+    S = Q @ K.T
+    q, k, v = _non_symmetric()
+    col = ac.softmax(q @ k.T / np.sqrt(2), axis=0)
+    return {
+        "hand_softmax_down_columns": (nb02.check_weight_row(col[2], q, k, i=2), 3),
+        "hand_column_of_A": (nb02.check_weight_row(A_EXACT[:, 0], Q, K, i=0), 1),
+        "hand_exp_not_normalised": (nb02.check_weight_row(np.exp(S[2] / np.sqrt(2)), Q, K, i=2), 3),
+        "hand_no_softmax": (nb02.check_weight_row(S[0] / np.sqrt(2), Q, K, i=0), 1),
+        "hand_mixed_keys": (nb02.check_output_row(A_EXACT[2] @ K, Q, K, V, i=2), 3),
+        "hand_plain_mean": (nb02.check_output_row(V.mean(axis=0), Q, K, V, i=0), 1),
+    }
+
+
+@pytest.mark.parametrize("key", list(_mistaken_answers()))
+def test_every_mistake_is_a_registered_02_mistake_and_is_named(key):
+    assert checks.MISTAKES[key].notebook == "02"
+    v, row = _mistaken_answers()[key]
+    assert (v.status, v.mistake) == (checks.MISTAKE, key), v.message
+    label, why = checks.named(key, i=row)
+    assert f'the classic mistake "{label}". {checks.sentence(why)}' in v.message, v.message
+
+
+def test_column_slips_carry_into_the_output_under_the_same_key():
+    q, k, v = _non_symmetric()
+    col = ac.softmax(q @ k.T / np.sqrt(2), axis=0)
+    assert nb02.check_output_row(col[1] @ v, q, k, v, i=1).mistake == "hand_softmax_down_columns"
+    verdict = nb02.check_output_row(A_EXACT[:, 1] @ V, Q, K, V, i=1)
+    assert verdict.mistake == "hand_column_of_A" and "(or column 2 of A)" in verdict.message
+    # not weights: the check does not offer "outputs" of exp() alone or of the bare scores
+    S = Q @ K.T
+    for answer in (np.exp(S[1] / np.sqrt(2)) @ V, S[1] / np.sqrt(2) @ V):
+        assert nb02.check_output_row(answer, Q, K, V, i=1).status == checks.WRONG
 
 
 # ---------------------------------------------------------------- the stored notebook
