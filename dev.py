@@ -5,6 +5,7 @@
     python3 dev.py test         # create .venv if needed, run every test and notebook
     python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
     python3 dev.py bench        # performance benchmarks (not part of `test`)
+    python3 dev.py hub          # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+.
 Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
@@ -108,9 +109,18 @@ def cmd_bench(args: list[str]) -> int:
     return subprocess.call([PY, ROOT / "scripts" / "bench.py", *args], cwd=ROOT, env=_env())
 
 
+def cmd_hub(args: list[str]) -> int:
+    """JupyterHub for a class: --setup [--lang ja], --link [NOTEBOOK], or a trial hub (hub/README.md).
+
+    The hub runs its own venv, which every student's Unix user must be able to run; hub/hubctl.py
+    (standard library) makes it and says where. .venv is not involved.
+    """
+    return subprocess.call([sys.executable, ROOT / "hub" / "hubctl.py", *args])
+
+
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
-                "bench": cmd_bench, "setup": lambda a: ensure_env() or 0}
+                "bench": cmd_bench, "hub": cmd_hub, "setup": lambda a: ensure_env() or 0}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

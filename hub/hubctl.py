@@ -489,8 +489,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--branch", default="main", help="--link: the branch (default main)")
     args = ap.parse_args(argv)
     if args.link is not None:
-        print(course_link(args.hub_url, args.repo or default_repo_url(), args.branch,
-                          args.link or None))
+        repo = args.repo or default_repo_url()
+        if repo.startswith("file:"):
+            print("(no `origin` remote: this link points at this clone, which only this machine "
+                  "can reach; for a class pass --repo https://<host>/<owner>/attention-notebooks)",
+                  file=sys.stderr)
+        print(course_link(args.hub_url, repo, args.branch, args.link or None))
         return 0
     if args.setup:
         env = setup(args.lang)
