@@ -183,8 +183,11 @@ def problems() -> list[str]:
         found.append(f"the hub's venv {env} is missing or outdated: run `python3 dev.py hub --setup`")
     if not PROXY.exists():
         found.append(f"{PROXY} is missing: run `python3 dev.py hub --setup` (needs npm)")
-    if not shutil.which("node"):
-        found.append("node is not installed (the proxy is configurable-http-proxy, Node.js 20+)")
+    node = shutil.which("node")
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout if node else ""
+    if not version.startswith("v") or int(version[1:].split(".")[0]) < 20:
+        found.append(f"Node.js 20 or newer is needed for the proxy (configurable-http-proxy 5); "
+                     f"found {version.strip() or 'none'}")
     if not shutil.which("git"):
         found.append("git is not installed (nbgitpuller runs git)")
     for tool in ("useradd", "userdel"):

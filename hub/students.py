@@ -3,7 +3,8 @@ sent from Python, through the hub's proxy on 127.0.0.1 only.
 
 A Student (one thread each when there are many):
 
-1. logs in: GET /hub/login (the xsrf cookie), POST the login form;
+1. logs in: GET /hub/login (the xsrf cookie), POST the login form (or clicks the link first
+   and logs in where the hub sends them);
 2. opens the course's nbgitpuller link: the hub answers "your server is not running" and the
    student follows its launch link (the page's own implicit-spawn redirect), waits on the spawn's
    progress event stream like the spawn-pending page, then reloads it and is sent through the
@@ -97,26 +98,34 @@ class Student:
         r = self.http.get(url, timeout=kw.pop("timeout", TIMEOUT_S), **kw)
         return r
 
-    def login(self) -> None:
-        r = self._get(f"{self.hub}/hub/login")
+    def login(self, url: str | None = None, follow: bool = False) -> requests.Response:
+        """Post the hub's login form (at `url`, which may carry ?next=...); the clock starts here."""
+        url = url or f"{self.hub}/hub/login"
+        r = self._get(url)
         r.raise_for_status()
         xsrf = self.http.cookies.get("_xsrf", path="/hub/")
         self._t_login = time.perf_counter()
-        r = self.http.post(f"{self.hub}/hub/login", timeout=TIMEOUT_S, allow_redirects=False,
+        r = self.http.post(url, timeout=TIMEOUT_S, allow_redirects=follow,
                            data={"username": self.name, "password": self.password, "_xsrf": xsrf})
-        if r.status_code != 302:
-            raise StudentError(f"{self.name}: login answered {r.status_code}: {r.text[:300]}")
+        if r.history[:1] and r.history[0].status_code == 302 or r.status_code == 302:
+            return r
+        raise StudentError(f"{self.name}: login answered {r.status_code}: {r.text[:300]}")
 
     def open_link(self, link: str) -> requests.Response:
-        """Follow the course link until the student's own server shows nbgitpuller's page."""
-        if self._t_login is None:
-            self._t_login = time.perf_counter()
+        """Follow the course link until the student's own server shows nbgitpuller's page.
+
+        A student who is not logged in yet is sent to the login form by the hub, and from there
+        back to the link: they log in on the way.
+        """
         deadline = time.monotonic() + TIMEOUT_S
         r = self._get(link)
         while True:
             path = urlsplit(r.url).path
             if r.status_code == 200 and path.startswith(f"/user/{self.name}/"):
                 break  # served by the student's own server
+            if path == "/hub/login" and self._t_login is None:
+                r = self.login(r.url, follow=True)  # the form's ?next= leads back to the link
+                continue
             if time.monotonic() > deadline:
                 raise StudentError(f"{self.name}: no server after {TIMEOUT_S} s ({r.status_code} {r.url})")
             spawn = re.search(r'id="start"[^>]*href="([^"]+)"', r.text, re.S) or \
@@ -371,8 +380,10 @@ class Student:
 
 def run_class(hub_url: str, names: list[str], password: str, link: str, repo: str, branch: str,
               target: str, notebook: str, moves: int, think_s: float, seed: int = 0,
-              after_pull=None, after=None) -> list[StudentResult]:
+              after_pull=None, after=None, link_first=()) -> list[StudentResult]:
     """Every student at once, one thread each: login, link, pull, run `notebook`, move the slider.
+
+    Students named in `link_first` click the link before logging in (the hub asks them to).
 
     `after_pull(student)` runs in the student's thread once their copy is there, `after(student)`
     once the slider moves are done (their kernel still running).
@@ -385,7 +396,8 @@ def run_class(hub_url: str, names: list[str], password: str, link: str, repo: st
     def one(k: int, name: str) -> None:
         s = Student(hub_url, name, password)
         try:
-            s.login()
+            if name not in link_first:
+                s.login()
             s.open_link(link)
             s.pull(repo, branch, target)
             if after_pull is not None:

@@ -2,8 +2,9 @@
 
 The module starts the hub of hub/jupyterhub_config.py (free ports, its own temp folder, its own
 state) with two new Unix users an-student-<random>-1 and -2, and lets both students at once
-(hub/students.py, one thread each) log in through the hub, open the course's nbgitpuller link
-(file:// URL of a bare copy of this clone's HEAD), pull the course, run notebook 03 top to bottom
+(hub/students.py, one thread each) log in through the hub (student 2 clicks the course link
+first and logs in where the hub sends them), open the course's nbgitpuller link (file:// URL of
+a bare copy of this clone's HEAD), pull the course, run notebook 03 top to bottom
 over the kernel websocket through the hub's proxy and move its d_k slider through the widget's
 comm. The tests then check:
 
@@ -145,7 +146,8 @@ def classroom():
         t0 = time.perf_counter()
         results = students.run_class(hub.url, names, hub.password, link, repo, "main",
                                      hubctl.COURSE_FOLDER, NOTEBOOK, moves=MOVES, think_s=0.1,
-                                     after_pull=after_pull, after=after)
+                                     after_pull=after_pull, after=after,
+                                     link_first={names[1]})  # student 2 clicks before logging in
         yield SimpleNamespace(hub=hub, names=names, homes=homes, uids=uids, repo=repo, bare=bare,
                               tmp=tmp, link=link, results={r.name: r for r in results},
                               seen=seen, took=time.perf_counter() - t0)
