@@ -395,20 +395,29 @@ def run_class(hub_url: str, names: list[str], password: str, link: str, repo: st
 
     def one(k: int, name: str) -> None:
         s = Student(hub_url, name, password)
+        phase = "login"
         try:
             if name not in link_first:
                 s.login()
+            phase = "link"
             s.open_link(link)
+            phase = "pull"
             s.pull(repo, branch, target)
             if after_pull is not None:
                 after_pull(s)
+            phase = "open notebook"
             nb = s.open_notebook(f"{target}/{notebook}")
+            phase = "run all"
             s.run_notebook(nb)
+            phase = f"slider move {len(s.result.slider_ms) + 1}"
             s.move_slider(moves, think_s, random.Random(seed + k))
+            phase = "after"
             if after is not None:
                 after(s)
         except Exception as exc:  # a student's failure is a result, not the end of the class
-            s.result.errors.append(f"{type(exc).__name__}: {exc}")
+            if phase.startswith("slider"):
+                phase = f"slider move {len(s.result.slider_ms) + 1}"
+            s.result.errors.append(f"{phase}: {type(exc).__name__}: {exc}")
         finally:
             s.close()
             with lock:

@@ -303,6 +303,9 @@ def _hub_class(hubctl, students, n: int) -> dict:
     finally:
         if hub is not None:
             hub.stop()
+            logs = ROOT / "artifacts" / "hub"   # the hub's log (and every server's) of this class
+            logs.mkdir(parents=True, exist_ok=True)
+            shutil.copy(hub.log_path, logs / f"bench-N{n}.log")
         for name in created:
             hubctl.remove_student(name)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -353,7 +356,7 @@ def bench_hub(counts: list[int]) -> None:
               f"(PSS; RSS), hub + proxy {run['hub_rss_mib']:.0f} MiB, {len(errors)} errors, "
               f"whole class {run['took']:.0f} s", flush=True)
         for e in errors[:5]:
-            print(f"    error: {e[:300]}")
+            print(f"    error: {e[:300]} (hub log: artifacts/hub/bench-N{n}.log)")
     diagnostics.append(
         f"Item 6, a class on one server (hub/, {HUB_MOVES} slider moves per student about "
         f"{HUB_THINK_S:.0f} s apart, all students starting at once):\n\n" + "\n".join(table)

@@ -20,6 +20,9 @@ comm. The tests then check:
   when set up with --lang ja) reach the students' servers;
 - updating the course mid-term (a new commit in the repository, the link clicked again) merges
   the teacher's changes and keeps the student's own edit (nbgitpuller's merge);
+- a third student in Debian's Chromium logs in through the hub's form, gets JupyterLab (in
+  Japanese with --lang ja), runs notebook 03 from the Run menu and moves the slider by keyboard,
+  with no request beyond 127.0.0.1 (skips without Chromium; fails with REQUIRE_BROWSER=1);
 - at the end every process the test started is gone and the users are removed (also on failure).
 
 Needs root (useradd), the hub's venv and its proxy: `python3 dev.py hub --setup`. Without them
@@ -91,6 +94,7 @@ def classroom():
     _require_hub()
     tag = secrets.token_hex(3)
     names = [f"{hubctl.STUDENT_PREFIX}{tag}-{k}" for k in (1, 2)]
+    browser_student = f"{hubctl.STUDENT_PREFIX}{tag}-b"  # only ever in the real browser
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-test-"))
     tmp.chmod(0o755)  # the students clone the course from here; the hub's state stays 700
     bare = tmp / "course.git"
@@ -99,12 +103,12 @@ def classroom():
     leftovers: dict = {}
     try:
         repo = hubctl.publish_course(bare)
-        for name in names:
+        for name in [*names, browser_student]:
             hubctl.create_student(name, trust=[bare])
             created.append(name)
         homes = {n: Path(pwd.getpwnam(n).pw_dir) for n in names}
         uids = {n: pwd.getpwnam(n).pw_uid for n in names}
-        hub = hubctl.Hub(tmp / "state", names)
+        hub = hubctl.Hub(tmp / "state", [*names, browser_student])
         hub.start()
         link = hubctl.course_link(hub.url, repo, notebook=NOTEBOOK)
         seen: dict = {n: {} for n in names}
@@ -148,7 +152,8 @@ def classroom():
                                      hubctl.COURSE_FOLDER, NOTEBOOK, moves=MOVES, think_s=0.1,
                                      after_pull=after_pull, after=after,
                                      link_first={names[1]})  # student 2 clicks before logging in
-        yield SimpleNamespace(hub=hub, names=names, homes=homes, uids=uids, repo=repo, bare=bare,
+        yield SimpleNamespace(hub=hub, names=names, browser_student=browser_student,
+                              homes=homes, uids=uids, repo=repo, bare=bare,
                               tmp=tmp, link=link, results={r.name: r for r in results},
                               seen=seen, took=time.perf_counter() - t0)
     finally:
@@ -292,3 +297,81 @@ def test_course_update_keeps_the_students_work(classroom):
     assert r.status_code == 200 and "Week 5" in r.json()["content"], "the new file did not arrive"
     assert "(Updated mid-term.)" in text, "the teacher's change did not arrive:\n" + "\n".join(log)
     assert MARKER in text, "the student's own edit was lost:\n" + "\n".join(log)
+
+
+# The kernel's status bar item reads "Python 3 (ipykernel) | Idle"; in Japanese its title and
+# its state are translated ("| アイドル").
+KERNEL_STATUS_ANY = ("#jp-main-statusbar span[title^='Change kernel'], "
+                     "#jp-main-statusbar span[title*='カーネル']")
+KERNEL_IDLE_JS = """(sel) => /\\|\\s*(Idle|アイドル)$/.test(
+    (document.querySelector(sel)?.textContent || '').trim())"""
+
+
+def test_a_student_in_a_real_browser(classroom):
+    """A third student in Debian's Chromium: the link, the hub's login form, JupyterLab (in
+    Japanese when set up with --lang ja), Run All from the menu, three slider moves by keyboard."""
+    import browser_helpers as bh
+
+    reason = bh.browser_unavailable_reason()
+    if reason is not None:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(f"REQUIRE_BROWSER=1 but the browser cannot run: {reason}", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    artifacts = ROOT / "artifacts" / "hub"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    name, hub = classroom.browser_student, classroom.hub
+    requests_seen: list[str] = []
+    latencies: list[float] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=bh.CHROMIUM, args=bh.CHROMIUM_ARGS,
+                                     headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.on("request", lambda r: requests_seen.append(r.url))
+            page = context.new_page()
+            page.on("websocket", lambda ws: requests_seen.append(ws.url))
+            try:
+                page.goto(classroom.link, timeout=bh.PAGE_LOAD_MS)  # not logged in: the form
+                page.fill("#username_input", name)
+                page.fill("#password_input", hub.password)
+                page.click("#login_submit")
+                # spawn, nbgitpuller's page, then JupyterLab with notebook 03 of the own copy
+                page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=300_000)
+                page.wait_for_function(KERNEL_IDLE_JS, arg=KERNEL_STATUS_ANY, timeout=300_000)
+                menus = page.locator(".lm-MenuBar-itemLabel").all_text_contents()
+                page.locator(".lm-MenuBar-item").nth(3).click()  # Run (its label is translated)
+                page.locator(".lm-Menu li[data-command='runmenu:run-all']").click()
+                box = page.locator(bh.LIVE_BOX).first
+                box.wait_for(timeout=300_000)
+                image = box.locator("img.live-figure-image")
+                page.wait_for_function("""(img) => img.complete && img.naturalWidth > 0""",
+                                       arg=image.element_handle(), timeout=bh.WIDGETS_MS)
+                box.scroll_into_view_if_needed()
+                handle = box.locator(".noUi-handle[role=slider]").first
+                for _ in range(3):
+                    before = (image.get_attribute("src"), box.locator(".live-figure-text").inner_text())
+                    handle.focus()
+                    t0 = time.perf_counter()
+                    handle.press("ArrowLeft")
+                    page.wait_for_function(
+                        """([img, src]) => img.getAttribute('src') !== src && img.complete
+                                           && img.naturalWidth > 0""",
+                        arg=[image.element_handle(), before[0]], timeout=bh.CONTROL_MS)
+                    latencies.append(1e3 * (time.perf_counter() - t0))
+                    after = box.locator(".live-figure-text").inner_text()
+                    assert after != before[1], "the text did not change with the slider"
+                page.screenshot(path=str(artifacts / "browser-student.png"))
+            except Exception:
+                page.screenshot(path=str(artifacts / "browser-student-failure.png"))
+                raise
+        finally:
+            browser.close()
+    print(f"\nbrowser student through the hub: slider key -> new image "
+          f"{', '.join(f'{ms:.0f}' for ms in latencies)} ms (first includes the first redraw)")
+    expected_menu = "ファイル" if hubctl.env_lang() == "ja" else "File"
+    assert menus[:1] == [expected_menu], menus
+    assert f"/user/{name}/" in page.url and NOTEBOOK.rsplit("/", 1)[-1] in page.url, page.url
+    remote = sorted({u for u in requests_seen if not bh.is_local_url(u)})
+    assert not remote, f"the page needed the network: {remote[:10]}"
