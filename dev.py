@@ -115,7 +115,12 @@ def cmd_hub(args: list[str]) -> int:
     The hub runs its own venv, which every student's Unix user must be able to run; hub/hubctl.py
     (standard library) makes it and says where. .venv is not involved.
     """
-    return subprocess.call([sys.executable, ROOT / "hub" / "hubctl.py", *args])
+    proc = subprocess.Popen([sys.executable, ROOT / "hub" / "hubctl.py", *args])
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:  # Ctrl+C reaches the hub too: wait while it stops and cleans up
+            continue
 
 
 def main(argv: list[str]) -> int:

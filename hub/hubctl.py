@@ -428,6 +428,10 @@ class Hub:
 # The trial hub (python3 dev.py hub)
 # --------------------------------------------------------------------------------------------
 
+def _interrupt(*_):
+    raise KeyboardInterrupt
+
+
 def _trial(args) -> int:
     env = setup(args.lang)
     isolated = is_root()
@@ -461,7 +465,8 @@ def _trial(args) -> int:
               + f"\nThe course for a student (opens the first notebook):\n  {link}\n"
               f"Notebook 03 only:\n  {course_link(hub.url, repo, notebook=NOTEBOOK_03)}\n"
               f"\nStop with Ctrl+C.", flush=True)
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # all end in the cleanup below,
+            signal.signal(sig, _interrupt)                          # even if SIGINT was ignored
         while hub.proc.poll() is None:
             time.sleep(1)
         print(f"JupyterHub exited with {hub.proc.returncode}:\n{hub.log_tail()}")
