@@ -567,12 +567,13 @@ def _close(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
     return a.shape == b.shape and np.allclose(a, b, atol=atol, rtol=1e-6, equal_nan=True)
 
 
-def check_value(answer, expected, what: str, mistakes: dict | None = None,
-                atol: float = 1e-4, hint: str = "") -> Verdict:
+def check_value(answer, expected, what: str, mistakes: Mapping | None = None,
+                atol: float = 1e-4, hint: str = "", context: Mapping | None = None) -> Verdict:
     """Compare answer with expected; if wrong, name the mistake whose value it matches.
 
-    mistakes: {key: value} or {key: (value, label, explanation)}; a plain key uses MISTAKES.
-    A mistake whose value is within atol of expected is never named: it is not a mistake here.
+    mistakes: {key: value}, each key one of MISTAKES, each value what that mistake gives here;
+    context fills the {placeholders} of their texts. A mistake whose value is within atol of
+    expected is never named: it is not a mistake here.
     """
     if is_unanswered(answer):
         return unanswered(what)
@@ -582,10 +583,10 @@ def check_value(answer, expected, what: str, mistakes: dict | None = None,
                               f"expected an array of shape {e.shape}.")
     if _close(a, e, atol):
         return _correct(what, e, atol)
-    for key, spec in (mistakes or {}).items():
-        value, label, why = (spec if isinstance(spec, tuple) else (spec, *named(key)))
+    for key, value in (mistakes or {}).items():
         v = np.asarray(value, dtype=float)
         if _close(a, v, atol) and not _close(v, e, atol):
+            label, why = named(key, **(context or {}))
             return Verdict(MISTAKE, f"Not quite: this is the classic mistake \"{label}\". "
                                     f"{sentence(why)}", key)
     if a.shape != e.shape:
