@@ -405,6 +405,53 @@ class Change:
                 "image_ms": self.image_ms}
 
 
+# What a control shows as its value: one in-page function (element => string) per kind,
+# used both to read the value and to wait until it changed.
+SLIDER_VALUE_JS = """el => {
+  const shown = e => { if (!e) return false; const r = e.getBoundingClientRect();
+                       return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+  const readout = el.querySelector('.widget-readout');
+  if (shown(readout)) return readout.textContent.trim();
+  // ap.interactive() shows a SelectionSlider's value in a Label beside it (set by the kernel)
+  for (let s = el.nextElementSibling; s; s = s.nextElementSibling)
+    if (s.classList.contains('live-figure-readout')) return s.textContent.trim();
+  return [...el.querySelectorAll('.noUi-handle[role=slider]')]
+    .map(h => h.getAttribute('aria-valuetext') || '').join(',');
+}"""
+SELECT_VALUE_JS = "s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].textContent : ''"
+TOGGLE_BUTTONS_VALUE_JS = """el => [...el.querySelectorAll('button.widget-toggle-button')]
+  .filter(b => b.classList.contains('mod-active')).map(b => b.textContent.trim()).join(',')"""
+RADIO_VALUE_JS = """el => [...el.querySelectorAll('label:has(input[type=radio])')]
+  .filter(l => l.querySelector('input[type=radio]').checked).map(l => l.textContent.trim()).join(',')"""
+CHECKBOX_VALUE_JS = "cb => cb.checked ? 'True' : 'False'"
+TOGGLE_BUTTON_VALUE_JS = "el => el.classList.contains('mod-active') ? 'True' : 'False'"
+TEXT_VALUE_JS = "f => f.value"
+
+
+@dataclass
+class ValueReader:
+    """Reads the value a control shows, in the page; can wait until it is another one."""
+
+    page: object
+    element: object   # a Playwright locator: the argument of js
+    js: str
+
+    def __call__(self) -> str:
+        return self.element.evaluate(self.js)
+
+    def wait_other_than(self, old: str, timeout_ms: float) -> bool:
+        """True as soon as the control shows something else than old; False after timeout_ms."""
+        handle = self.element.element_handle()
+        try:
+            self.page.wait_for_function(f"([el, old]) => ({self.js})(el) !== old",
+                                        arg=[handle, old], timeout=timeout_ms)
+            return True
+        except Exception:  # noqa: BLE001 - the caller compares the values and says what is wrong
+            return False
+        finally:
+            handle.dispose()
+
+
 def control_kind(ctrl) -> str:
     """Classify a control element (a Playwright locator) by its ipywidgets classes."""
     cls = " " + (ctrl.get_attribute("class") or "") + " "
@@ -614,8 +661,14 @@ class NotebookRun:
         return ctrl.evaluate("""el => !!el.querySelector('[disabled]') ||
                                 el.querySelector('.noUi-target')?.hasAttribute('disabled') || false""")
 
-    def _measure(self, k, box, change: Change, act, prepare=None, value=None) -> Change:
-        """Arm the probe, act like a person, wait until text and image changed; fill change."""
+    def _measure(self, k, box, change: Change, act, prepare=None,
+                 value: ValueReader | None = None) -> Change:
+        """Arm the probe, act like a person, wait until text and image changed; fill change.
+
+        The value shown by the control is read once it differs from change.from_value (or
+        after CONTROL_MS): a SelectionSlider's label, for one, is set by the kernel after the
+        redraw, so right after the new image it may still show the old value.
+        """
         if prepare:
             prepare()
         box.evaluate(ARM_PROBE_JS)
@@ -628,6 +681,8 @@ class NotebookRun:
         wall_ms = (time.perf_counter() - t) * 1000
         res = self.page.evaluate(PROBE_RESULT_JS)
         if value is not None:
+            if state == "done":
+                value.wait_other_than(change.from_value, CONTROL_MS)
             change.to_value = value()
         change.extra["wall_ms"] = round(wall_ms, 1)
         what = (f"widget {k + 1}, {change.kind} '{change.control}' {change.action} "
@@ -656,16 +711,8 @@ class NotebookRun:
     def _move_slider(self, k, box, ctrl, label):
         handles = ctrl.locator(".noUi-handle[role=slider]")
         readout = ctrl.locator(".widget-readout")
-        # ap.interactive() shows a SelectionSlider's value in a Label beside it instead
-        own_label = ctrl.locator("xpath=following-sibling::*[contains(@class, 'live-figure-readout')]")
-
-        def value() -> str:
-            if readout.count() and readout.first.is_visible():
-                return readout.first.text_content().strip()
-            if own_label.count():
-                return own_label.first.text_content().strip()
-            return ",".join((handles.nth(j).get_attribute("aria-valuetext") or "")
-                            for j in range(handles.count()))
+        # the readout, or the Label ap.interactive() puts beside a SelectionSlider instead
+        value = ValueReader(self.page, ctrl, SLIDER_VALUE_JS)
 
         if readout.count() == 1 and readout.first.is_visible() and not self._readout_takes_typing(ctrl):
             c = self._change(k, "slider", label, "look at the readout", value())
@@ -734,8 +781,7 @@ class NotebookRun:
             return
         target = current + 1 if current + 1 < len(options) else current - 1
 
-        def value() -> str:
-            return sel.evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].textContent : ''")
+        value = ValueReader(self.page, sel, SELECT_VALUE_JS)
 
         c = self._change(k, kind, label, f"select option {options[target][1]!r}", value())
         yield self._measure(k, box, c, lambda: sel.select_option(value=options[target][0]),
@@ -756,9 +802,7 @@ class NotebookRun:
             return
         target = (active[0] + 1) % n if active else 0
 
-        def value() -> str:
-            return ",".join(texts[j] for j in range(n)
-                            if "mod-active" in (buttons.nth(j).get_attribute("class") or ""))
+        value = ValueReader(self.page, ctrl, TOGGLE_BUTTONS_VALUE_JS)
 
         c = self._change(k, "toggle-buttons", label, f"click {texts[target]!r}", value())
         yield self._measure(k, box, c, lambda: buttons.nth(target).click(), value=value)
@@ -772,9 +816,7 @@ class NotebookRun:
         target = (current[0] + 1) % n if current else 0
         labels = ctrl.locator("label:has(input[type=radio])")
 
-        def value() -> str:
-            return ",".join(labels.nth(j).text_content().strip() for j in range(n)
-                            if radios.nth(j).is_checked())
+        value = ValueReader(self.page, ctrl, RADIO_VALUE_JS)
 
         c = self._change(k, "radio", label, f"click {labels.nth(target).text_content().strip()!r}",
                          value())
@@ -783,22 +825,20 @@ class NotebookRun:
     def _move_checkbox(self, k, box, ctrl, label):
         cb = ctrl.locator("input[type=checkbox]").first
 
-        def value() -> str:
-            return str(cb.is_checked())
+        value = ValueReader(self.page, cb, CHECKBOX_VALUE_JS)
 
         c = self._change(k, "checkbox", label, "click", value())
         yield self._measure(k, box, c, lambda: cb.click(), value=value)
 
     def _move_toggle_button(self, k, box, ctrl, label):
-        def value() -> str:
-            return str("mod-active" in (ctrl.get_attribute("class") or ""))
-
+        value = ValueReader(self.page, ctrl, TOGGLE_BUTTON_VALUE_JS)
         c = self._change(k, "toggle-button", label, "click", value())
         yield self._measure(k, box, c, lambda: ctrl.click(), value=value)
 
     def _move_text(self, k, box, ctrl, label):
         field_ = ctrl.locator("input, textarea").first
-        current = field_.input_value()
+        value = ValueReader(self.page, field_, TEXT_VALUE_JS)
+        current = value()
         try:
             num = float(current)
         except ValueError:
@@ -810,4 +850,4 @@ class NotebookRun:
             target = str(int(target_num)) if target_num.is_integer() and "." not in current else str(target_num)
         c = self._change(k, "text", label, f"type {target!r} + Enter", current)
         yield self._measure(k, box, c, lambda: field_.press("Enter"),
-                            prepare=lambda: field_.fill(target), value=lambda: field_.input_value())
+                            prepare=lambda: field_.fill(target), value=value)
