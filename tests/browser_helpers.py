@@ -318,18 +318,25 @@ CELL_REPORT_JS = """([stderrSel, liveBoxSel]) => [...document.querySelectorAll('
 }))"""
 
 # Arm a probe on one live figure: it notes the first user event (t0: keydown, input,
-# change, click) and when the text changed and the new image finished loading.
+# change, click) and when the text changed and the new image finished loading. Only
+# changes after t0 count: one seen before it (a late redraw of an earlier change) becomes
+# the new "before" state and is counted in p.stale.
 ARM_PROBE_JS = """(box) => {
   const text = box.querySelector(':scope > .live-figure-text');
   const img = box.querySelector(':scope > img.live-figure-image');
   const logItem = document.querySelector('.jp-LogConsoleStatusItem');
-  const p = {t0: null, tText: null, tImg: null, done: false,
+  const p = {t0: null, tText: null, tImg: null, done: false, stale: 0,
              text0: text.textContent, src0: img.getAttribute('src'),
              log0: logItem && !logItem.classList.contains('lm-mod-hidden') ? logItem.textContent : ''};
   const now = () => performance.now();
   const start = () => { if (p.t0 === null) p.t0 = now(); };
   const events = ['keydown', 'input', 'change', 'click'];
   const check = () => {
+    if (p.t0 === null) {
+      if (text.textContent !== p.text0) { p.text0 = text.textContent; p.stale++; }
+      if (img.getAttribute('src') !== p.src0) { p.src0 = img.getAttribute('src'); p.stale++; }
+      return;
+    }
     if (p.tText === null && text.textContent !== p.text0) p.tText = now();
     const src = img.getAttribute('src');
     if (p.tImg === null && src !== p.src0 && img.complete && img.naturalWidth > 0) p.tImg = now();
@@ -359,7 +366,13 @@ PROBE_STATE_JS = """() => {
 }"""
 
 PROBE_RESULT_JS = """() => { const p = window.__liveProbe;
-  return {t0: p.t0, tText: p.tText, tImg: p.tImg, done: p.done}; }"""
+  return {t0: p.t0, tText: p.tText, tImg: p.tImg, done: p.done, stale: p.stale}; }"""
+
+
+def _expect():
+    """playwright's expect (imported late: the module loads without playwright, to skip)."""
+    from playwright.sync_api import expect
+    return expect
 
 
 def traceback_in(texts: list[str]) -> str | None:
@@ -504,6 +517,8 @@ class NotebookRun:
         self.timings: dict[str, float] = {}
         self._cdp = None
         self.boxes: list = []
+        # an upper bound for Playwright's own waits (clicks, focus, ...); its default is 30 s
+        page.set_default_timeout(CONTROL_MS)
 
     # -- opening and running -------------------------------------------------
 
@@ -669,6 +684,8 @@ class NotebookRun:
         after CONTROL_MS): a SelectionSlider's label, for one, is set by the kernel after the
         redraw, so right after the new image it may still show the old value.
         """
+        # the kernel has finished with the previous change (its last messages are in)
+        self.wait_kernel_idle()
         if prepare:
             prepare()
         box.evaluate(ARM_PROBE_JS)
@@ -685,6 +702,8 @@ class NotebookRun:
                 value.wait_other_than(change.from_value, CONTROL_MS)
             change.to_value = value()
         change.extra["wall_ms"] = round(wall_ms, 1)
+        if res["stale"]:
+            change.extra["stale_redraws"] = res["stale"]
         what = (f"widget {k + 1}, {change.kind} '{change.control}' {change.action} "
                 f"({change.from_value!r} -> {change.to_value!r})")
         if state != "done":
@@ -728,8 +747,8 @@ class NotebookRun:
             hi = float(h.get_attribute("aria-valuemax"))
             key = "ArrowLeft" if now >= hi else "ArrowRight"
             c = self._change(k, "slider", label, f"keyboard {key} on handle", value())
-            h.focus()
-            yield self._measure(k, box, c, lambda h=h, key=key: h.press(key), value=value)
+            yield self._measure(k, box, c, lambda h=h, key=key: h.press(key),
+                                prepare=lambda h=h: self._focus(h), value=value)
         if handles.count() != 1 or value() == original:
             return
         h = handles.first
@@ -740,8 +759,10 @@ class NotebookRun:
 
             def prepare():
                 r.click()
+                _expect()(r).to_be_focused(timeout=CONTROL_MS)
                 self.page.keyboard.press("ControlOrMeta+a")
                 self.page.keyboard.type(original)
+                _expect()(r).to_have_text(original, timeout=CONTROL_MS)  # replaced, not appended
 
             yield self._measure(k, box, c, lambda: self.page.keyboard.press("Enter"),
                                 prepare=prepare, value=value)
@@ -751,7 +772,14 @@ class NotebookRun:
             at_min = float(h.get_attribute("aria-valuenow")) <= float(h.get_attribute("aria-valuemin"))
             key = "End" if at_min else "Home"
             c = self._change(k, "slider", label, f"keyboard {key} on handle", value())
-            yield self._measure(k, box, c, lambda: h.press(key), value=value)
+            yield self._measure(k, box, c, lambda: h.press(key), prepare=lambda: self._focus(h),
+                                value=value)
+
+    @staticmethod
+    def _focus(el) -> None:
+        """Focus a control and see it focused, so that the next key goes to it."""
+        el.focus()
+        _expect()(el).to_be_focused(timeout=CONTROL_MS)
 
     def _readout_takes_typing(self, ctrl) -> bool:
         """Int/FloatSlider views listen for keydown (Enter) on their readout; SelectionSlider does not.
@@ -849,5 +877,8 @@ class NotebookRun:
             target_num = num - step if hi is not None and num + step > float(hi) else num + step
             target = str(int(target_num)) if target_num.is_integer() and "." not in current else str(target_num)
         c = self._change(k, "text", label, f"type {target!r} + Enter", current)
-        yield self._measure(k, box, c, lambda: field_.press("Enter"),
-                            prepare=lambda: field_.fill(target), value=value)
+        def prepare():
+            field_.fill(target)
+            _expect()(field_).to_have_value(target, timeout=CONTROL_MS)
+
+        yield self._measure(k, box, c, lambda: field_.press("Enter"), prepare=prepare, value=value)
