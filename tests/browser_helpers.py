@@ -286,7 +286,8 @@ RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
   return false;
 }"""
 
-# Every widget view rendered: no placeholder left, every live figure has text and a loaded image.
+# Every widget view rendered: no placeholder left, every live figure has text, a loaded image
+# and all its controls.
 WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
   const nb = document.querySelector('.jp-Notebook');
   if (!nb) return false;
@@ -301,6 +302,14 @@ WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
     const img = box.querySelector(':scope > img.live-figure-image');
     if (!t || !t.textContent.trim()) return false;
     if (!img || !img.getAttribute('src') || !img.complete || img.naturalWidth === 0) return false;
+    // every control rendered: a Box holds a bare <div class="lm-Widget"> in a child's place
+    // until that child's view exists; a slider can be moved once noUiSlider made its handle
+    const placeholder = ch => ch.classList.contains('lm-Widget')
+                              && [...ch.classList].every(c => c.startsWith('lm-'));
+    for (const b of [box, ...box.querySelectorAll('.widget-box')])
+      if ([...b.children].some(placeholder)) return false;
+    for (const s of box.querySelectorAll('.widget-slider'))
+      if (!s.querySelector('.noUi-handle[role=slider][aria-valuenow]')) return false;
   }
   return 'done';
 }"""
