@@ -44,6 +44,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 # Upper bounds only: every wait returns as soon as its state is reached.
 SERVER_START_S = 120
+PORT_ATTEMPTS = 5
 PAGE_LOAD_MS = 120_000
 KERNEL_IDLE_MS = 120_000
 RUN_ALL_MS = 600_000
@@ -128,15 +129,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _die_with_parent() -> None:
-    """In the server's process: get SIGTERM when pytest dies (killed by a timeout, say).
+def _parent_death_signal():
+    """prctl, looked up here in the parent: the forked child must not import or dlopen.
 
-    Without it a killed test run leaves its JupyterLab and kernels running. Linux only.
+    A pytest-xdist worker has threads (execnet's); after fork only the forking thread
+    exists, and an import or dlopen lock held by another one would hang the child.
     """
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    return lambda: prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+# In the server's process: get SIGTERM when pytest dies (killed by a timeout, say).
+# Without it a killed test run leaves its JupyterLab and kernels running. Linux only.
+_die_with_parent = _parent_death_signal()
 
 
 class LabServer:
@@ -152,10 +161,10 @@ class LabServer:
         self.root = tmp / "course"
         self.nb_dir = self.root / "notebooks"
         self.token = secrets.token_hex(24)
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        self._set_port(_free_port())
         self.log_path = tmp / "jupyter-server.log"
         self.proc: subprocess.Popen | None = None
+        self._log = None
         self._prepare(repo_root, notebook_dir)
 
     def _prepare(self, repo_root: Path, notebook_dir: Path) -> None:
@@ -188,7 +197,27 @@ class LabServer:
         env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
         return env
 
+    def _set_port(self, port: int) -> None:
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}"
+
     def start(self) -> None:
+        """Start the server; on another port if the chosen one was taken meanwhile.
+
+        The free port is found by binding port 0 and closing it, so another process (a
+        second pytest-xdist worker, say) can take it before JupyterLab binds it.
+        """
+        for _attempt in range(PORT_ATTEMPTS - 1):
+            if self._start_on_port():
+                return
+            self._log.close()
+            self._set_port(_free_port())
+        if not self._start_on_port():
+            raise RuntimeError(f"JupyterLab found no free port in {PORT_ATTEMPTS} attempts:\n"
+                               + self.log_tail())
+
+    def _start_on_port(self) -> bool:
+        """False if the port was taken; True once the server answers; raises otherwise."""
         cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
@@ -197,24 +226,37 @@ class LabServer:
                "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
-        self._log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+        # appended, to keep what earlier attempts logged; closed in stop() or start()
+        self._log = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, cwd=self.root, env=self.env(), stdout=self._log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      start_new_session=True, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + SERVER_START_S
         while True:
             if self.proc.poll() is not None:
+                if f"port {self.port} is not available" in self.log_tail():
+                    return False
                 raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n"
                                    + self.log_tail())
             try:
                 self.api("GET", "/api/status", timeout=5)
-                return
+                if self._serves_our_port():
+                    return True
             except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n"
-                                       + self.log_tail()) from None
-                # the server is still importing; poll again shortly (state-based wait)
-                time.sleep(0.2)
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n"
+                                   + self.log_tail())
+            # the server is still importing; poll again shortly (state-based wait)
+            time.sleep(0.2)
+
+    def _serves_our_port(self) -> bool:
+        """Our process answers on self.port, not some other server that took the port."""
+        info = self.dirs["runtime"] / f"jpserver-{self.proc.pid}.json"
+        try:
+            return json.loads(info.read_text()).get("port") == self.port
+        except (OSError, ValueError):
+            return False
 
     def stop(self) -> None:
         """Stop the server by its process (SIGTERM: it shuts its kernels down), then kill."""
@@ -227,7 +269,8 @@ class LabServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=30)
-        self._log.close()
+        if self._log is not None:
+            self._log.close()
 
     def log_tail(self, n: int = 40) -> str:
         try:
