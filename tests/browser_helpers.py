@@ -477,7 +477,7 @@ SLIDER_VALUE_JS = """el => {
                        return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
   const readout = el.querySelector('.widget-readout');
   if (shown(readout)) return readout.textContent.trim();
-  // ap.interactive() shows a SelectionSlider's value in a Label beside it (set by the kernel)
+  // interactive() shows a SelectionSlider's value in a Label beside it (set by the kernel)
   for (let s = el.nextElementSibling; s; s = s.nextElementSibling)
     if (s.classList.contains('live-figure-readout')) return s.textContent.trim();
   return [...el.querySelectorAll('.noUi-handle[role=slider]')]
