@@ -218,11 +218,18 @@ IMAGES_JS = """() => [...document.querySelectorAll('.cell_output img')].map(i =>
 RAW_TEX = re.compile(r"\$\$|\$[^$\s][^$\n]*\$|\\\(|\\\)|\\\[|\\\]|\\begin\{")
 
 
-def _load(visit: _Visit, url: str) -> None:
+def _load(visit: _Visit, url: str) -> list[str]:
+    """Open the page and wait for MathJax to finish typesetting (its script is deferred, so
+    by the load event it has run, or failed to load)."""
     visit.page.goto(url, wait_until="load", timeout=PAGE_MS)
-    if visit.page.locator(".math").count():
-        visit.page.wait_for_function("() => window.MathJax?.startup?.promise", timeout=PAGE_MS)
-        visit.page.evaluate("() => MathJax.startup.promise.then(() => true)")
+    if not visit.page.locator(".math").count():
+        return []
+    typeset = visit.page.evaluate("""async () => {
+        if (!window.MathJax?.startup?.promise) return false;
+        await MathJax.startup.promise;
+        return true;
+    }""")
+    return [] if typeset else ["MathJax did not load: its equations stay raw TeX"]
 
 
 def _file_of(site_dir: Path, page_url: str, src: str) -> Path:
@@ -237,9 +244,9 @@ def test_notebook_page(nb, site_dir, site_url, visit):
     names = [p.stem for p in NOTEBOOKS]
     facts = _notebook_facts(nb)
     url = f"{site_url}{nb.stem}.html"
-    _load(visit, url)
+    problems = _load(visit, url)
     page = visit.page
-    problems = visit.problems()
+    problems += visit.problems()
 
     math = page.evaluate(MATH_STATE_JS)
     if math["untypeset"]:
@@ -306,12 +313,12 @@ def test_index_search_and_other_pages(site_dir, site_url, visit):
 
     for other in sorted(p.name for p in site_dir.glob("*.html")
                         if p.stem not in names and p.name != "index.html"):
-        _load(visit, f"{site_url}{other}")   # search.html, genindex.html
+        problems += [f"{other}: {p}" for p in _load(visit, f"{site_url}{other}")]  # search, genindex
 
     # search from the box, for a word of the last notebook's title
     last = NOTEBOOKS[-1]
     word = max(re.findall(r"[A-Za-z]{4,}", _notebook_facts(last)["title"]) or ["attention"], key=len)
-    _load(visit, f"{site_url}{names[0]}.html")
+    problems += [f"{names[0]}.html: {p}" for p in _load(visit, f"{site_url}{names[0]}.html")]
     page.locator("button.search-button-field").first.click()
     box = page.locator("input[name=q]:visible").first
     box.fill(word)
@@ -343,7 +350,7 @@ def test_japanese_terms_use_a_system_font(site_url, visit):
     families = re.search(r"--course-cjk-fonts:([^;]+);", SITE_CSS.read_text(encoding="utf-8"))
     assert families, f"{SITE_CSS} defines no --course-cjk-fonts"
     allowed = {f.strip().strip('"') for f in families.group(1).split(",")}
-    _load(visit, f"{site_url}{NOTEBOOKS[0].stem}.html")
+    assert not _load(visit, f"{site_url}{NOTEBOOKS[0].stem}.html")
     text = visit.page.evaluate(MARK_CJK_JS, CJK.pattern)
     assert text, f"{NOTEBOOKS[0].stem}.html has no element whose text is only Japanese"
     cdp = visit.context.new_cdp_session(visit.page)
