@@ -10,7 +10,8 @@ with every request to another host aborted and counted. For every page it assert
   reports no TeX error, and no raw `$...$`, `$$`, `\\(`, `\\[` or `\\begin{` is left in the
   text outside code;
 - every figure stored in the notebook is on the page: the images' bytes (sha256) are
-  exactly those of the notebook's image outputs, and each image has loaded;
+  exactly those of the notebook's image outputs, and each image has loaded; so is every
+  stored text output (printed text, plain results such as the self-checks' verdicts);
 - where the notebook has a widget, the page shows the live-figure note instead (as many
   notes as widget cells) and no widget placeholder such as `VBox(children=...)`;
 - a search box, and previous/next links in course order; the sidebar lists the notebooks
@@ -72,11 +73,16 @@ def _require(reason: str | None) -> None:
 
 def _notebook_facts(path: Path) -> dict:
     nb = json.loads(path.read_text(encoding="utf-8"))
-    images, widgets = [], 0
+    images, texts, widgets = [], [], 0
     for cell in nb["cells"]:
         outputs = cell.get("outputs", []) or []
         widgets += any(WIDGET_MIME in o.get("data", {}) for o in outputs)
         for out in outputs:
+            data = out.get("data", {})
+            text = out.get("text") if out["output_type"] == "stream" else (
+                data.get("text/plain") if set(data) == {"text/plain"} else None)
+            if text:   # printed text and plain results (self-check verdicts among them)
+                texts.append(" ".join("".join(text).split()))
             for mime in IMAGE_MIMES:
                 if mime in out.get("data", {}):
                     data = out["data"][mime]
@@ -86,7 +92,7 @@ def _notebook_facts(path: Path) -> dict:
                     break   # one figure per output: the first image type that it has
     title = next((line[2:].strip() for cell in nb["cells"] if cell["cell_type"] == "markdown"
                   for line in "".join(cell["source"]).splitlines() if line.startswith("# ")), "")
-    return {"images": images, "widgets": widgets, "title": title}
+    return {"images": images, "texts": texts, "widgets": widgets, "title": title}
 
 
 # --------------------------------------------------------------------------
@@ -281,6 +287,11 @@ def test_notebook_page(nb, site_dir, site_url, visit):
         if "python3 dev.py lab" not in text or "to redraw it" not in text:
             problems.append(f"live-figure note {k + 1} does not say how to use it live: {text!r}")
     body = page.locator("main").text_content()
+    flat = " ".join(body.split())
+    missing = [t for t in facts["texts"] if t not in flat]
+    if missing:
+        problems.append(f"{len(missing)} of {len(facts['texts'])} stored text outputs are not on "
+                        f"the page, e.g. {missing[0][:120]!r}")
     for placeholder in ("VBox(children", "HBox(children", "Loading widget", "Error displaying widget"):
         if placeholder in body:
             problems.append(f"a widget placeholder is on the page: {placeholder!r}")
