@@ -48,23 +48,30 @@ LAB = "python3 dev.py lab"
 # Widget cells: a note instead of a widget that needs a kernel
 # --------------------------------------------------------------------------
 
-def _control_phrase(kind: str, label: str) -> str:
-    """What a person does with one control, e.g. 'move the d_k slider'."""
-    if kind.endswith("Slider"):
-        return f"move the {label} slider"
-    if kind in {"Dropdown", "Select", "SelectMultiple", "Combobox"}:
-        return f"choose the {label}"
-    if kind in {"ToggleButtons", "RadioButtons"}:
-        return f"pick the {label} with its buttons"
-    if kind in {"Checkbox", "ToggleButton"}:
-        return f"switch {label} on or off"
-    if kind.endswith("Text") or kind == "Textarea":
-        return f"type a {label}"
-    return f"change the {label}"
+# What a person does with each kind of control: (singular, plural) with {} for the labels.
+ACTIONS = [
+    (lambda k: k.endswith("Slider"), ("move the {} slider", "move the {} sliders")),
+    (lambda k: k in {"Dropdown", "Select", "SelectMultiple", "Combobox"},
+     ("choose the {}", "choose the {}")),
+    (lambda k: k in {"ToggleButtons", "RadioButtons"},
+     ("pick the {} with its buttons", "pick the {} with their buttons")),
+    (lambda k: k in {"Checkbox", "ToggleButton"}, ("switch {} on or off", "switch {} on or off")),
+    (lambda k: k.endswith("Text") or k == "Textarea", ("type a {}", "type the {}")),
+    (lambda k: True, ("change the {}", "change the {}")),
+]
+
+
+def _phrases(controls: list[tuple[str, str]]) -> list[str]:
+    """[(kind, label)] -> e.g. ['move the pos and d_model sliders'], in order of appearance."""
+    groups: dict[int, list[str]] = {}
+    for kind, label in controls:
+        groups.setdefault(next(i for i, (match, _) in enumerate(ACTIONS) if match(kind)),
+                          []).append(label)
+    return [ACTIONS[i][1][len(labels) > 1].format(_join(labels)) for i, labels in groups.items()]
 
 
 def _controls(source: str) -> tuple[str | None, list[str]] | None:
-    """(name of the live object, phrases for its controls) from the cell's interactive(...) call."""
+    """(name of the live object, what to do with its controls) from its interactive(...) call."""
     try:
         tree = ast.parse(source)
     except SyntaxError:   # IPython syntax (magics): fall back to the generic note
@@ -74,7 +81,7 @@ def _controls(source: str) -> tuple[str | None, list[str]] | None:
                                                        getattr(node.func, "attr", None)) == "interactive"):
             continue
         live = node.args[0].id if node.args and isinstance(node.args[0], ast.Name) else None
-        phrases = []
+        controls = []
         for kw in node.keywords:
             if kw.arg is None:
                 continue
@@ -87,8 +94,8 @@ def _controls(source: str) -> tuple[str | None, list[str]] | None:
                     if (inner.arg == "description" and isinstance(inner.value, ast.Constant)
                             and isinstance(inner.value.value, str) and inner.value.value):
                         label = inner.value.value
-            phrases.append(_control_phrase(kind, label))
-        return live, phrases
+            controls.append((kind, label))
+        return live, _phrases(controls)
     return None
 
 

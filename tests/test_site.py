@@ -413,3 +413,36 @@ def test_built_files_reference_no_other_host(site_dir):
             if remote.match(ref):
                 found.append(f"{f.relative_to(site_dir)}: {ref}")
     assert not found, "the built site loads assets from another host:\n" + "\n".join(found[:20])
+
+
+def _site_build_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_build", ROOT / "site" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_widget_note_is_made_from_the_cell():
+    """The note names the controls of interactive(...) by their descriptions, grouped by kind."""
+    import nbformat
+
+    build = _site_build_module()
+    cell = nbformat.v4.new_code_cell(
+        "# NBVAL_IGNORE_OUTPUT\nlive = nbXX.LiveThing()\n"
+        'interactive(live, a=widgets.IntSlider(value=1, description="pos"),\n'
+        '            b=widgets.SelectionSlider(options=[1, 2], description="d_model"),\n'
+        "            c=widgets.ToggleButtons(options=[1, 2]),\n"
+        '            d=widgets.Dropdown(options=["x"], description="batch item"))')
+    after = nbformat.v4.new_code_cell("print(live.update(a=1, b=2, c=1, d='x'))")
+    assert build.widget_note(cell, after) == (
+        "Live figure: in JupyterLab (`python3 dev.py lab`), move the pos and d_model sliders, "
+        "pick the c with its buttons and choose the batch item to redraw it. Without a kernel, "
+        "as here, the next cell prints what it shows for one setting.")
+    magic = nbformat.v4.new_code_cell("%matplotlib widget\ninteractive(live, x=widgets.IntSlider())")
+    assert build.widget_note(magic, None) == (
+        "Live figure: in JupyterLab (`python3 dev.py lab`), use its controls to redraw it; "
+        "it needs a running kernel, which this page does not have.")
+    assert build.note_html("Live figure: a `b` <c>") == (
+        '<p class="live-figure-note"><strong>Live figure</strong>: a <code>b</code> &lt;c&gt;</p>')
