@@ -13,7 +13,8 @@ requirements-site.txt), after `npm ci --prefix site` has brought MathJax 3:
    (index.html redirects to 00_start_here.html).
 
 Files are rewritten only when their content changes, so Sphinx rebuilds only the
-pages whose notebook changed. Extra arguments go to `jupyter-book build`.
+pages whose notebook changed; a change to what every page shows (the list of notebooks,
+a title, the styles, MathJax) rebuilds them all. Extra arguments go to `jupyter-book build`.
 """
 
 from __future__ import annotations
@@ -159,12 +160,20 @@ def _sync_tree(src: Path, dst: Path) -> None:
             f.unlink()
 
 
-def _assets_hash() -> str:
+def _shared_inputs_hash(names: list[str]) -> str:
+    """What every page shows besides its own notebook: styles, MathJax, the list of
+    notebooks and their titles (sidebar, previous/next links)."""
     h = hashlib.sha256()
     for folder in (SRC / "_static", SRC / "_extra"):
         for f in sorted(folder.rglob("*")):
             if f.is_file():
                 h.update(f.relative_to(SRC).as_posix().encode() + b"\0" + f.read_bytes())
+    h.update((SRC / "_toc.yml").read_bytes())
+    for name in names:
+        nb = nbformat.read(SRC / f"{name}.ipynb", as_version=4)
+        title = next((line for c in nb.cells if c.cell_type == "markdown"
+                      for line in c.source.splitlines() if line.startswith("#")), "")
+        h.update(f"{name}\0{title}\0".encode())
     return h.hexdigest()
 
 
@@ -207,10 +216,10 @@ def prepare() -> list[str]:
 def main(argv: list[str]) -> int:
     names = prepare()
     jb = Path(sys.executable).parent / "jupyter-book"
-    # Sphinx copies static files only when some page is rebuilt, and never deletes any:
-    # when the styles or MathJax differ from those of the last build, start afresh
-    stamp, assets = SRC / "_build" / ".assets-sha256", _assets_hash()
-    if not (stamp.exists() and stamp.read_text() == assets):
+    # Sphinx rewrites only the pages whose own source changed (and copies static files only
+    # then, never deleting any): when what all pages share has changed, start afresh
+    stamp, shared = SRC / "_build" / ".shared-inputs-sha256", _shared_inputs_hash(names)
+    if not (stamp.exists() and stamp.read_text() == shared):
         shutil.rmtree(SRC / "_build", ignore_errors=True)
     # -W: a warning (a broken link between notebooks, say) fails the build
     # Its own summary names build/site-src/_build: shown only when the build fails
@@ -220,7 +229,7 @@ def main(argv: list[str]) -> int:
         print(run.stdout)
         return run.returncode
     stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(assets)
+    stamp.write_text(shared)
     if OUT.exists():
         shutil.rmtree(OUT)
     shutil.copytree(SRC / "_build" / "html", OUT)
