@@ -201,8 +201,11 @@ def _x_with(bad):
 
 def test_nan_in_softmax_and_mask():
     _raises("NaN or \\+inf", ac.softmax, [1.0, np.nan])
-    _raises("NaN or \\+inf", ac.scaled_dot_product_attention, np.ones((2, 2)), np.ones((2, 2)),
-            np.ones((2, 2)), np.array([[0, np.nan], [0, 0]]))
+    msg = _raises("NaN or \\+inf", ac.scaled_dot_product_attention, np.ones((2, 2)),
+                  np.ones((2, 2)), np.ones((2, 2)), np.array([[0, np.nan], [0, 0]]))
+    assert "at index (0, 1)" in msg
+    _raises("mask may only hold.*inf at index \\(1, 0\\)", ac.attention_weights,
+            np.ones((2, 2)), np.ones((2, 2)), np.array([[0, -np.inf], [np.inf, 0]]))
 
 
 def test_mask_of_wrong_shape():
@@ -222,7 +225,7 @@ def test_fully_masked_row_is_named():
     msg = _raises("query row \\(1,\\)", ac.scaled_dot_product_attention, Q, Q, Q, mask)
     assert "undefined" in msg
     _raises("query row \\(1,\\)", ac.tiled_attention, Q, Q, Q, 2, mask)
-    _raises("every key", ac.softmax, [-np.inf, -np.inf])
+    _raises("-inf everywhere along axis -1;", ac.softmax, [-np.inf, -np.inf])
     mask[2] = -np.inf  # two empty rows: both are named
     _raises(r"query rows \(1,\), \(2,\) ", ac.scaled_dot_product_attention, Q, Q, Q, mask)
     batch_mask = np.zeros((2, 3, 3))
