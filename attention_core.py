@@ -509,6 +509,7 @@ def positional_shift_matrix(k: float, d_model: int) -> np.ndarray:
     For the pair (sin w pos, cos w pos) the block is [[cos wk, -sin wk], [sin wk, cos wk]];
     it depends on the offset k only, never on pos.
     """
+    k = _finite_real("k", k)
     d_model = _positive_int("d_model", d_model)
     if d_model % 2:
         raise ValueError(f"d_model must be even (sin/cos pairs), got d_model = {d_model}")
@@ -528,7 +529,7 @@ def positional_shift_matrix(k: float, d_model: int) -> np.ndarray:
 
 def relu(x) -> np.ndarray:
     """ReLU(x) = max(0, x), elementwise."""
-    return np.maximum(0.0, x)
+    return np.maximum(0.0, _as_array("x", x))
 
 
 def feed_forward(X, W_1, b_1, W_2, b_2) -> np.ndarray:
@@ -540,28 +541,61 @@ def feed_forward(X, W_1, b_1, W_2, b_2) -> np.ndarray:
     W_1, b_1 = _as_array("W_1", W_1, 2), _as_array("b_1", b_1, 1)
     W_2, b_2 = _as_array("W_2", W_2, 2), _as_array("b_2", b_2, 1)
     d_model = X.shape[-1]
-    if W_1.shape[0] != d_model or b_1.shape != (W_1.shape[1],):
+    if W_1.ndim != 2 or W_1.shape[0] != d_model or b_1.shape != (W_1.shape[1],):
         raise ValueError(f"need W_1 (d_model, d_ff) and b_1 (d_ff,) with d_model = {d_model}, "
                          f"got W_1 {W_1.shape} and b_1 {b_1.shape}")
     if W_2.shape != (W_1.shape[1], d_model) or b_2.shape != (d_model,):
         raise ValueError(f"need W_2 (d_ff, d_model) = {(W_1.shape[1], d_model)} and b_2 "
                          f"({d_model},), got W_2 {W_2.shape} and b_2 {b_2.shape}")
-    hidden = relu(X @ W_1 + b_1)  # (..., n, d_model) @ (d_model, d_ff) -> (..., n, d_ff)
-    return hidden @ W_2 + b_2  # (..., n, d_ff) @ (d_ff, d_model) -> (..., n, d_model)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is explained below
+        hidden = np.maximum(0.0, X @ W_1 + b_1)  # ReLU; (..., n, d_model) @ (d_model, d_ff) -> (..., n, d_ff)
+        out = hidden @ W_2 + b_2  # (..., n, d_ff) @ (d_ff, d_model) -> (..., n, d_model)
+    return _check_finite("FFN(X) = max(0, X W_1 + b_1) W_2 + b_2", out,
+                         f"{_largest(X=X, W_1=W_1, b_1=b_1, W_2=W_2, b_2=b_2)}: scale them down")
 
 
 def layer_norm(X, gamma, beta, eps: float = 1e-5) -> np.ndarray:
-    """LayerNorm(x) = gamma * (x - mean) / sqrt(var + eps) + beta, over the last axis (biased var)."""
+    """LayerNorm(x) = gamma * (x - mean) / sqrt(var + eps) + beta, over the last axis (biased var).
+
+    Rows so large that var overflows (|x| above about 1e154) are first divided by their
+    largest |x|: the same result, computed without leaving float64's range.
+    """
     X = _as_array("X", X, min_ndim=1)
     gamma, beta = _as_array("gamma", gamma, 1), _as_array("beta", beta, 1)
     if gamma.shape != X.shape[-1:] or beta.shape != X.shape[-1:]:
         raise ValueError(f"gamma and beta must have shape (d_model,) = {X.shape[-1:]}, got "
                          f"gamma {gamma.shape} and beta {beta.shape}")
-    if not eps > 0:
-        raise ValueError(f"eps must be positive, got {eps!r}")
-    mean = X.mean(axis=-1, keepdims=True)  # (..., n, 1)
-    var = X.var(axis=-1, keepdims=True)  # (..., n, 1), divides by d_model (as PyTorch)
-    return gamma * (X - mean) / np.sqrt(var + eps) + beta
+    if not isinstance(eps, numbers.Real) or isinstance(eps, bool) or not 0 < eps < np.inf:
+        raise ValueError(f"eps must be a positive finite number, got {eps!r}")
+    if X.shape[-1] == 0:
+        raise ValueError(f"X has d_model = 0 features (shape {X.shape}); a row without entries "
+                         "has no mean or variance")
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.mean(axis=-1, keepdims=True)  # (..., n, 1)
+        var = X.var(axis=-1, keepdims=True)  # (..., n, 1), divides by d_model (as PyTorch)
+        if np.all(np.isfinite(mean)) and np.all(np.isfinite(var)):
+            out = gamma * (X - mean) / np.sqrt(var + eps) + beta
+        else:
+            out = gamma * _standardise_huge(X, eps) + beta
+    return _check_finite("gamma * (X - mean) / sqrt(var + eps) + beta", out,
+                         f"{_largest(gamma=gamma, beta=beta)}: scale them down")
+
+
+def _standardise_huge(X: np.ndarray, eps: float) -> np.ndarray:
+    """(x - mean) / sqrt(var + eps) for rows whose var overflows float64.
+
+    With s = max |x| and c = (x/s - mean(x/s)) / t, t = max |x/s - mean(x/s)|, the row is
+    x - mean = s t c, so (x - mean) / sqrt(var + eps) = c / sqrt(var(c) + eps / (s t)^2);
+    every number on the right stays within [-2, 2] or underflows harmlessly to 0.
+    """
+    s = np.max(np.abs(X), axis=-1, keepdims=True)  # (..., n, 1)
+    Xs = X / np.where(s == 0, 1.0, s)  # every entry in [-1, 1]
+    c = Xs - Xs.mean(axis=-1, keepdims=True)  # in [-2, 2]
+    t = np.max(np.abs(c), axis=-1, keepdims=True)  # (..., n, 1)
+    c /= np.where(t == 0, 1.0, t)  # largest |c| is 1, or the row is constant (c = 0)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        denom = np.sqrt(np.mean(c * c, axis=-1, keepdims=True) + eps / (s * t) ** 2)
+    return c / np.where(denom == 0, 1.0, denom)  # denom = 0 only where c = 0 (constant row)
 
 
 # --------------------------------------------------------------------------
@@ -619,9 +653,16 @@ class DecoderLayerParams:
     norm3: LayerNormParams
 
 
+def _check_rng(rng) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "
+                         f"{type(rng).__name__}: {rng!r}")
+
+
 def init_attention_params(d_model: int, num_heads: int, rng: np.random.Generator,
                           d_k: int | None = None, d_v: int | None = None) -> AttentionParams:
     """Random W_Q, W_K, W_V, W_O with std 1/sqrt(fan_in); d_k = d_v = d_model / h by default."""
+    _check_rng(rng)
     d_model, num_heads = _positive_int("d_model", d_model), _positive_int("num_heads", num_heads)
     if (d_k is None or d_v is None) and d_model % num_heads:
         raise ValueError(f"d_model = {d_model} is not divisible by num_heads = {num_heads}; "
@@ -640,6 +681,7 @@ def init_attention_params(d_model: int, num_heads: int, rng: np.random.Generator
 
 def init_ffn_params(d_model: int, d_ff: int, rng: np.random.Generator) -> FFNParams:
     """Random W_1, W_2 with std 1/sqrt(fan_in) and zero biases."""
+    _check_rng(rng)
     d_model, d_ff = _positive_int("d_model", d_model), _positive_int("d_ff", d_ff)
     return FFNParams(W_1=rng.normal(0, d_model ** -0.5, size=(d_model, d_ff)), b_1=np.zeros(d_ff),
                      W_2=rng.normal(0, d_ff ** -0.5, size=(d_ff, d_model)), b_2=np.zeros(d_model))
@@ -667,9 +709,15 @@ def init_decoder_layer(d_model: int, num_heads: int, d_ff: int,
                               norm3=_init_norm(d_model))
 
 
-def _mha(X_q, X_kv, p: AttentionParams, mask):
+def _check_params(params, kind: type, init: str) -> None:
+    if not isinstance(params, kind):
+        raise ValueError(f"params must be {kind.__name__} (made by {init}), got "
+                         f"{type(params).__name__}")
+
+
+def _mha(X_q, X_kv, p: AttentionParams, mask, mask_name="mask"):
     """Multi-head attention with a parameter bundle; returns (output, weights (..., h, n, m))."""
-    return multi_head_attention(X_q, X_kv, p.W_Q, p.W_K, p.W_V, p.W_O, p.num_heads, mask)
+    return _multi_head(X_q, X_kv, p.W_Q, p.W_K, p.W_V, p.W_O, p.num_heads, mask, mask_name)
 
 
 def _ln(X, p: LayerNormParams):
@@ -680,10 +728,20 @@ def _ffn(X, p: FFNParams):
     return feed_forward(X, p.W_1, p.b_1, p.W_2, p.b_2)
 
 
+def _residual(X, sublayer_out, what: str) -> np.ndarray:
+    """X + Sublayer(X), the residual connection; (..., n, d_model) + (..., n, d_model)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = X + sublayer_out
+    return _check_finite(what, S, f"{_largest(input=X, sublayer=sublayer_out)}: scale them down")
+
+
 def encoder_layer(X, params: EncoderLayerParams, mask=None) -> np.ndarray:
     """Post-norm: H = LN(X + MHA(X, X)); Y = LN(H + FFN(H)). X : (..., n, d_model)."""
-    H = _ln(X + _mha(X, X, params.self_attn, mask)[0], params.norm1)  # (..., n, d_model)
-    return _ln(H + _ffn(H, params.ffn), params.norm2)  # (..., n, d_model)
+    X = _as_array("X", X, min_ndim=2)
+    _check_params(params, EncoderLayerParams, "init_encoder_layer")
+    attn = _mha(X, X, params.self_attn, mask)[0]  # (..., n, d_model)
+    H = _ln(_residual(X, attn, "X + MHA(X, X)"), params.norm1)  # (..., n, d_model)
+    return _ln(_residual(H, _ffn(H, params.ffn), "H + FFN(H)"), params.norm2)  # (..., n, d_model)
 
 
 def decoder_layer(Y, memory, params: DecoderLayerParams, self_mask=None,
@@ -693,23 +751,39 @@ def decoder_layer(Y, memory, params: DecoderLayerParams, self_mask=None,
     Y : (..., n, d_model) decoder input, memory : (..., m, d_model) encoder output.
     Cross-attention takes Q from the decoder and K, V from the encoder.
     self_mask defaults to causal_mask(n); cross_mask (e.g. padding of the source) to none.
+    Both are additive and shared by all heads: self_mask broadcasts to (..., n, n),
+    cross_mask to (..., n, m), neither may enlarge the batch.
     Returns the output (..., n, d_model); with return_weights=True also the self-attention
     weights (..., h, n, n) and the cross-attention weights (..., h, n, m).
     """
     Y = _as_array("Y", Y, min_ndim=2)
+    memory = _as_array("memory", memory, min_ndim=2)
+    _check_params(params, DecoderLayerParams, "init_decoder_layer")
+    if memory.shape[-1] != Y.shape[-1]:
+        raise ValueError(f"Y and memory must have the same d_model, got Y {Y.shape} and "
+                         f"memory {memory.shape}")
     if self_mask is None:
-        self_mask = causal_mask(Y.shape[-2])
-    self_out, self_w = _mha(Y, Y, params.self_attn, self_mask)
-    A = _ln(Y + self_out, params.norm1)  # (..., n, d_model)
-    cross_out, cross_w = _mha(A, memory, params.cross_attn, cross_mask)
-    B = _ln(A + cross_out, params.norm2)  # (..., n, d_model)
-    out = _ln(B + _ffn(B, params.ffn), params.norm3)  # (..., n, d_model)
+        self_mask = causal_mask(Y.shape[-2]) if Y.shape[-2] else None
+    self_out, self_w = _mha(Y, Y, params.self_attn, self_mask, "self_mask")
+    A = _ln(_residual(Y, self_out, "Y + MHA(Y, Y)"), params.norm1)  # (..., n, d_model)
+    cross_out, cross_w = _mha(A, memory, params.cross_attn, cross_mask, "cross_mask")
+    B = _ln(_residual(A, cross_out, "A + MHA(A, memory)"), params.norm2)  # (..., n, d_model)
+    out = _ln(_residual(B, _ffn(B, params.ffn), "B + FFN(B)"), params.norm3)  # (..., n, d_model)
     return (out, self_w, cross_w) if return_weights else out
+
+
+def _check_layers(layers, kind: type) -> list:
+    if not isinstance(layers, (list, tuple)) or not all(isinstance(p, kind) for p in layers):
+        got = type(layers).__name__ if not isinstance(layers, (list, tuple)) else \
+            "[" + ", ".join(type(p).__name__ for p in layers) + "]"
+        raise ValueError(f"layers must be a list of {kind.__name__}, got {got}")
+    return list(layers)
 
 
 def encode(X, layers: list[EncoderLayerParams], mask=None) -> np.ndarray:
     """Run X (..., n, d_model) through a stack of encoder layers."""
-    for p in layers:
+    X = _as_array("X", X, min_ndim=2)
+    for p in _check_layers(layers, EncoderLayerParams):
         X = encoder_layer(X, p, mask)
     return X
 
@@ -717,7 +791,8 @@ def encode(X, layers: list[EncoderLayerParams], mask=None) -> np.ndarray:
 def decode(Y, memory, layers: list[DecoderLayerParams], self_mask=None,
            cross_mask=None) -> np.ndarray:
     """Run Y (..., n, d_model) through a stack of decoder layers, all reading the same memory."""
-    for p in layers:
+    Y = _as_array("Y", Y, min_ndim=2)
+    for p in _check_layers(layers, DecoderLayerParams):
         Y = decoder_layer(Y, memory, p, self_mask, cross_mask)
     return Y
 
@@ -731,7 +806,10 @@ def attention_cost(n: int, m: int | None = None, d_k: int = 64, d_v: int | None 
     """Exact counts for one attention call: score entries h*n*m, their bytes, multiply-adds."""
     n = _positive_int("n", n)
     m = n if m is None else _positive_int("m", m)
-    d_v = d_k if d_v is None else d_v
+    d_k = _positive_int("d_k", d_k)
+    d_v = d_k if d_v is None else _positive_int("d_v", d_v)
+    h = _positive_int("h", h)
+    bytes_per_number = _positive_int("bytes_per_number", bytes_per_number)
     entries = h * n * m
     return {
         "score_entries": entries,                       # one per (query, key) pair and head
