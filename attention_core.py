@@ -398,18 +398,16 @@ def _merge_heads(X: np.ndarray) -> np.ndarray:
     return X.reshape(*batch, n, h * d)  # (..., n, h, d) -> (..., n, h*d)
 
 
-def _check_finite(what: str, a: np.ndarray, hint: str) -> np.ndarray:
-    """a was computed from finite inputs; if it is not finite, float64 overflowed."""
+def _check_finite(what: str, a: np.ndarray, inputs: dict, advice: str = "scale them down"
+                  ) -> np.ndarray:
+    """a was computed from the finite `inputs`; if it is not finite, float64 overflowed."""
     if not np.all(np.isfinite(a)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        largest = ", ".join(f"|{k}| up to {np.max(np.abs(v)) if v.size else 0:.3g}"
+                            for k, v in inputs.items())  # only on the way to the error
         raise ValueError(f"{what} overflowed: it is {a[bad]} at index {bad} (shape {a.shape}), "
-                         f"beyond float64's range (about 1.8e308); {hint}")
+                         f"beyond float64's range (about 1.8e308); {largest}: {advice}")
     return a
-
-
-def _largest(**arrays) -> str:
-    return ", ".join(f"|{k}| up to {np.max(np.abs(v)) if v.size else 0:.3g}"
-                     for k, v in arrays.items())
 
 
 def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads: int, mask=None
@@ -471,7 +469,7 @@ def _multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads, mask, mask_name="mask"
     for what, P, x, W, x_name, W_name in (("X_q @ W_Q", Q, X_q, W_Q, "X_q", "W_Q"),
                                           ("X_kv @ W_K", K, X_kv, W_K, "X_kv", "W_K"),
                                           ("X_kv @ W_V", V, X_kv, W_V, "X_kv", "W_V")):
-        _check_finite(what, P, f"{_largest(**{x_name: x, W_name: W})}: scale them down")
+        _check_finite(what, P, {x_name: x, W_name: W})
     Q = _split_heads(Q, h)  # (..., n, h*d_k) -> (..., h, n, d_k)
     K = _split_heads(K, h)  # (..., m, h*d_k) -> (..., h, m, d_k)
     V = _split_heads(V, h)  # (..., m, h*d_v) -> (..., h, m, d_v)
@@ -479,8 +477,7 @@ def _multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads, mask, mask_name="mask"
     heads = weights @ V  # (..., h, n, m) @ (..., h, m, d_v) -> (..., h, n, d_v)
     with np.errstate(over="ignore", invalid="ignore"):
         output = _merge_heads(heads) @ W_O  # (..., n, h*d_v) @ (h*d_v, d_model) -> (..., n, d_model)
-    _check_finite("Concat(heads) @ W_O", output, f"{_largest(X_kv=X_kv, W_V=W_V, W_O=W_O)}: "
-                  "scale them down")
+    _check_finite("Concat(heads) @ W_O", output, {"X_kv": X_kv, "W_V": W_V, "W_O": W_O})
     return output, weights
 
 
@@ -551,7 +548,7 @@ def feed_forward(X, W_1, b_1, W_2, b_2) -> np.ndarray:
         hidden = np.maximum(0.0, X @ W_1 + b_1)  # ReLU; (..., n, d_model) @ (d_model, d_ff) -> (..., n, d_ff)
         out = hidden @ W_2 + b_2  # (..., n, d_ff) @ (d_ff, d_model) -> (..., n, d_model)
     return _check_finite("FFN(X) = max(0, X W_1 + b_1) W_2 + b_2", out,
-                         f"{_largest(X=X, W_1=W_1, b_1=b_1, W_2=W_2, b_2=b_2)}: scale them down")
+                         {"X": X, "W_1": W_1, "b_1": b_1, "W_2": W_2, "b_2": b_2})
 
 
 def layer_norm(X, gamma, beta, eps: float = 1e-5) -> np.ndarray:
@@ -578,7 +575,7 @@ def layer_norm(X, gamma, beta, eps: float = 1e-5) -> np.ndarray:
         else:
             out = gamma * _standardise_huge(X, eps) + beta
     return _check_finite("gamma * (X - mean) / sqrt(var + eps) + beta", out,
-                         f"{_largest(gamma=gamma, beta=beta)}: scale them down")
+                         {"gamma": gamma, "beta": beta})
 
 
 def _standardise_huge(X: np.ndarray, eps: float) -> np.ndarray:
@@ -732,7 +729,7 @@ def _residual(X, sublayer_out, what: str) -> np.ndarray:
     """X + Sublayer(X), the residual connection; (..., n, d_model) + (..., n, d_model)."""
     with np.errstate(over="ignore", invalid="ignore"):
         S = X + sublayer_out
-    return _check_finite(what, S, f"{_largest(input=X, sublayer=sublayer_out)}: scale them down")
+    return _check_finite(what, S, {"input": X, "sublayer": sublayer_out})
 
 
 def encoder_layer(X, params: EncoderLayerParams, mask=None) -> np.ndarray:
@@ -846,11 +843,10 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
                 s = q @ np.swapaxes(K[..., j:j + block_size, :], -1, -2)  # (..., b_q, d_k) @ (..., d_k, b_k) -> (..., b_q, b_k)
                 if M is not None:
                     s = s + M[..., i:i + block_size, j:j + block_size]
-            tile_max = s.max(axis=-1, keepdims=True)  # (..., b_q, 1)
-            if np.any(np.isnan(tile_max) | (tile_max == np.inf)):
-                _raise_overflow(_rows_of_block(np.isnan(tile_max) | (tile_max == np.inf), i, n),
+            new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))  # (..., b_q, 1)
+            if np.any(np.isnan(new_max) | (new_max == np.inf)):  # NaN and +inf propagate here
+                _raise_overflow(_rows_of_block(np.isnan(new_max) | (new_max == np.inf), i, n),
                                 (*batch, n, m), Q, K, ("Q", "K"), M is not None)
-            new_max = np.maximum(run_max, tile_max)  # (..., b_q, 1)
             # rows still -inf everywhere keep max -inf; shift by 0 there to avoid inf - inf
             safe_max = np.where(new_max == -np.inf, 0.0, new_max)
             rescale = np.exp(run_max - safe_max)  # (..., b_q, 1), exp(-inf) = 0 at the start
@@ -865,8 +861,8 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
                 _raise_blocked(blocked, (*batch, n, m), "mask")
             _raise_overflow(empty, (*batch, n, m), Q, K, ("Q", "K"), M is not None)
         out[..., i:i + block_size, :] = _check_finite(
-            "the running sum acc = sum exp(s - r) v", acc / run_sum,
-            f"{_largest(V=V)}: scale V down or use scaled_dot_product_attention")  # (..., b_q, d_v)
+            "the running sum acc = sum exp(s - r) v", acc / run_sum, {"V": V},
+            "scale V down or use scaled_dot_product_attention")  # (..., b_q, d_v)
     return out
 
 
