@@ -4,7 +4,7 @@ Reproducible: every test runs with derandomize=True (its examples are derived fr
 itself, the same on every machine and in CI) and without an example database, so a failure
 in CI fails the same way locally; hypothesis prints the falsifying example and a
 @reproduce_failure blob. The settings are applied per test, not as a global profile, so
-other test files are not affected. About 1500 generated cases in total.
+other test files are not affected. About 2000 generated cases in total (about 9 s of CPU).
 """
 
 import warnings
