@@ -239,6 +239,68 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "not subtracting the mean",
         "layer norm first centres each row, x - mean(x), then divides by sqrt(var + eps)."),
     # --- 09 The cost of attention ---
+    # --- 10 Learning to attend ---
+    "softmax_backward_diagonal_only": Mistake(
+        "10",
+        "only the diagonal of the Jacobian",
+        "p * dp keeps diag(p) and drops the - p^T p part: every weight depends on every input "
+        "through the shared denominator, so dx = p * (dp - sum_j p_j dp_j)."),
+    "softmax_backward_missing_p": Mistake(
+        "10",
+        "forgetting the factor p",
+        "the Jacobian entry is p_i (delta_ij - p_j): dx = p * (dp - sum_j p_j dp_j), with the "
+        "factor p in front; dp - sum_j p_j dp_j alone is missing it."),
+    "softmax_backward_wrong_axis": Mistake(
+        "10",
+        "the sum over the wrong axis",
+        "each row of weights is its own softmax (over the keys), so the sum p . dp runs along "
+        "the row, axis=-1, keepdims=True; summing down the columns mixes different queries."),
+    "softmax_backward_used_scores": Mistake(
+        "10",
+        "using the scores instead of the weights",
+        "the formula needs the softmax OUTPUT p (the weights), not its input x: "
+        "dx = p * (dp - sum_j p_j dp_j) with p = softmax(x)."),
+    "dQ_no_scale": Mistake(
+        "10",
+        "forgetting 1/sqrt(d_k) in the backward pass",
+        "the scores are Q K^T / sqrt(d_k), so the chain rule brings the same factor back: "
+        "dQ = dS K / sqrt(d_k)."),
+    "dQ_skips_softmax": Mistake(
+        "10",
+        "skipping the softmax",
+        "dA = dO V^T is the gradient of the weights A, not of the scores S; go through the "
+        "softmax first, dS = A * (dA - rowsum(A * dA)), then dQ = dS K / sqrt(d_k)."),
+    "dQ_is_dK": Mistake(
+        "10",
+        "the gradient of K instead of Q",
+        "dS^T Q / sqrt(d_k) is dK (one row per key); for the queries multiply dS, one row per "
+        "query, by K: dQ = dS K / sqrt(d_k)."),
+    "dQ_transposed_scores": Mistake(
+        "10",
+        "the transposed score gradient",
+        "dS has one row per query (n, m), like S; dQ = dS K / sqrt(d_k) uses it as it is, "
+        "without a transpose."),
+    "reversal_attends_itself": Mistake(
+        "10",
+        "a query that reads its own position",
+        "position i holds an output digit already written; the digit to predict next is in "
+        "the input part of the sequence, at the mirror position 2L - 1 - i."),
+    "reversal_off_by_one": Mistake(
+        "10",
+        "off by one: the digit already at position i",
+        "position i predicts the token at position i + 1, so it must read the digit that "
+        "comes next in the reversed output; 2L - i is where the digit at position i itself "
+        "came from. The answer is 2L - 1 - i."),
+    "reversal_copy": Mistake(
+        "10",
+        "the copying pattern",
+        "i - L is the key a copying task would read (the same order); reversing reads the "
+        "input from its end, key 2L - 1 - i."),
+    "reversal_previous_token": Mistake(
+        "10",
+        "the previous token",
+        "i - 1 is the previous position, the pattern of a 'previous token' head; the task "
+        "needs the mirror image in the input, 2L - 1 - i."),
 })
 
 
