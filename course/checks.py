@@ -301,6 +301,57 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "the previous token",
         "i - 1 is the previous position, the pattern of a 'previous token' head; the task "
         "needs the mirror image in the input, 2L - 1 - i."),
+    # --- 11 Generating, and the KV cache ---
+    "cache_no_heads": Mistake(
+        "11",
+        "the cache without its head axis",
+        "every head has its own keys: the cache of one layer is (h, t, d_k), one (t, d_k) "
+        "block per head."),
+    "cache_transposed": Mistake(
+        "11",
+        "a transposed cache",
+        "keys are stored one row per position, as K is (m, d_k) in the forward pass: "
+        "(h, t, d_k), not (h, d_k, t)."),
+    "cache_off_by_one": Mistake(
+        "11",
+        "off by one",
+        "after t tokens have gone through the model the cache holds t keys: the prompt's and "
+        "every generated token's, including the newest one."),
+    "cache_d_model": Mistake(
+        "11",
+        "d_model instead of d_k",
+        "the cache stores keys after W_K and the split into heads: each is d_k wide, not "
+        "d_model."),
+    "cache_new_key_missing": Mistake(
+        "11",
+        "attending only to the older tokens",
+        "append the new token's key and value to the cache BEFORE the attention: a position "
+        "may attend to itself (the causal mask keeps the diagonal)."),
+    "cache_row_masked": Mistake(
+        "11",
+        "a causal mask on the single new row",
+        "the new query is the LAST position: it may see every cached key. causal_mask(t)[0] "
+        "is the mask of the FIRST position and hides all keys but one."),
+    "cache_no_scaling": Mistake(
+        "11",
+        "no 1/sqrt(d_k)",
+        "the cached step computes the same attention as the full pass: "
+        "softmax(q K^T / sqrt(d_k)) V."),
+    "recompute_count_last_step_only": Mistake(
+        "11",
+        "counting only the last step",
+        "without a cache EVERY step recomputes its whole prefix: step t compares t queries "
+        "with t keys, t^2 score entries, and the steps add up."),
+    "cache_count_quadratic": Mistake(
+        "11",
+        "the cost of a full recompute",
+        "with a cache only the new query is compared with the t cached keys: t score entries "
+        "at step t, not t^2."),
+    "count_off_by_one": Mistake(
+        "11",
+        "off by one in the sum",
+        "the steps run over t = 1, ..., T (the first token sees one key, the last sees T): "
+        "check the first and the last term of your sum."),
 })
 
 
