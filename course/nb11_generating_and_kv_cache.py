@@ -43,7 +43,7 @@ def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = No
     series = [(axes[0, 0], T_counted, counts, "multiply-adds for the whole sequence",
                "exact count (数え上げ)")]
     if times is not None:
-        series.append((axes[0, 1], T_measured, times, "seconds for the whole sequence",
+        series.append((axes[0, 1], T_measured, times, "CPU seconds for the whole sequence",
                        "measured on this machine (計測)"))
     for ax, Ts, values, ylabel, title in series:
         for name, (color, style, label) in styles.items():
