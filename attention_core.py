@@ -894,9 +894,20 @@ def adam_step(params: dict, grads: dict, state: AdamState, lr: float = 1e-3, bet
 
     Returns new params and a new state; the ones passed in are not changed.
     """
+    for name, d in (("params", params), ("grads", grads)):
+        if not isinstance(d, dict):
+            raise ValueError(f"{name} must be a dict name -> array, got {type(d).__name__}")
     if set(grads) != set(params):
         raise ValueError(f"grads must have the keys of params, got {sorted(grads)} for "
                          f"{sorted(params)}")
+    if not isinstance(state, AdamState) or set(state.m) != set(params):
+        raise ValueError("state must be the AdamState of these params (from adam_init(params) "
+                         f"or the previous adam_step), got {type(state).__name__}")
+    for k in params:
+        g = _as_array(f"grads[{k!r}]", grads[k])  # NaN or inf would spoil every later step
+        if g.shape != np.shape(params[k]):
+            raise ValueError(f"grads[{k!r}] must have the shape of params[{k!r}], "
+                             f"{np.shape(params[k])}, got {g.shape}")
     if not lr > 0:
         raise ValueError(f"lr must be positive, got {lr!r}")
     t = state.step + 1
@@ -930,6 +941,8 @@ class LMConfig:
                              f"{self.num_heads}")
         if self.d_k is not None:
             _positive_int("d_k", self.d_k)
+        if not isinstance(self.scale_scores, (bool, np.bool_)):
+            raise ValueError(f"scale_scores must be True or False, got {self.scale_scores!r}")
 
     @property
     def head_width(self) -> int:
@@ -945,6 +958,11 @@ def init_lm(config: LMConfig, rng: np.random.Generator) -> dict[str, np.ndarray]
     beta = 0, zero biases); W_U (d_model, vocab_size) with std 1/sqrt(d_model). W_Q and W_K
     are drawn last: configs that differ only in d_k get the same draw of everything else.
     """
+    if not isinstance(config, LMConfig):
+        raise ValueError(f"config must be an LMConfig, got {type(config).__name__}")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), "
+                         f"got {type(rng).__name__}")
     c = config
     d_model, hk, hv = c.d_model, c.num_heads * c.head_width, c.d_model
     p = {"E": rng.normal(0, 0.5 ** 0.5, size=(c.vocab_size, d_model)),
@@ -1035,6 +1053,9 @@ def lm_backward(params: dict, steps: LMSteps, dlogits, config: LMConfig
     grads has the keys of params; dscores (..., h, n, n) is dL/dS at the attention's softmax
     input, the gradient that reaches the scores.
     """
+    if not isinstance(steps, LMSteps):
+        raise ValueError(f"steps must be the LMSteps that lm_forward returned, got "
+                         f"{type(steps).__name__}")
     tokens = _check_lm(params, steps.tokens, config)
     p, s = params, steps
     dlogits = _grad_like("dlogits", dlogits, s.logits.shape)

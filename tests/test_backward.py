@@ -377,11 +377,19 @@ def test_bad_tokens_targets_and_optimiser_arguments_are_named():
     _raises("grads must have the keys of params", ac.adam_step, params, {"v": np.zeros(2)},
             ac.adam_init(params))
     _raises("lr must be positive", ac.adam_step, params, params, ac.adam_init(params), lr=0.0)
+    _raises("grads\\['w'\\] must have the shape of params\\['w'\\], \\(2,\\), got \\(1,\\)",
+            ac.adam_step, params, {"w": np.zeros(1)}, ac.adam_init(params))
+    _raises("grads\\['w'\\] contains nan", ac.adam_step, params, {"w": np.array([0.0, np.nan])},
+            ac.adam_init(params))
+    _raises("params must be a dict", ac.adam_step, [np.zeros(2)], {"w": np.zeros(2)}, ac.adam_init(params))
+    _raises("state must be the AdamState", ac.adam_step, params, params, ac.adam_init({"v": np.zeros(2)}))
 
 
 def test_bad_language_model_arguments_are_named():
     _raises("d_model = 30 is not divisible by num_heads = 4", ac.LMConfig, 5, 8, d_model=30, num_heads=4)
     _raises("n_ctx must be a positive integer", ac.LMConfig, 5, 0)
+    _raises("scale_scores must be True or False", ac.LMConfig, 5, 4, scale_scores="no")
+    _raises("rng must be a np.random.Generator", ac.init_lm, ac.LMConfig(5, 4), 0)
     config = ac.LMConfig(vocab_size=5, n_ctx=4, d_model=8, d_ff=8)
     params = ac.init_lm(config, np.random.default_rng(0))
     _raises("longer than n_ctx = 4", ac.lm_forward, params, np.zeros((1, 5), dtype=int), config)
@@ -391,3 +399,4 @@ def test_bad_language_model_arguments_are_named():
     _raises("config must be an LMConfig", ac.lm_forward, params, [0], {"vocab_size": 5})
     steps = ac.lm_forward(params, [[0, 1, 2]], config)
     _raises("dlogits must have the shape", ac.lm_backward, params, steps, np.ones((1, 3, 4)), config)
+    _raises("steps must be the LMSteps", ac.lm_backward, params, steps.logits, np.ones((1, 3, 5)), config)
