@@ -44,6 +44,10 @@ __all__ = [
     "DecoderLayerParams", "init_attention_params", "init_ffn_params", "init_encoder_layer",
     "init_decoder_layer", "encoder_layer", "decoder_layer", "encode", "decode",
     "attention_cost", "tiled_attention",
+    "softmax_backward", "attention_backward", "MultiHeadGrads", "multi_head_attention_backward",
+    "layer_norm_backward", "feed_forward_backward", "embedding", "embedding_backward",
+    "softmax_cross_entropy", "AdamState", "adam_init", "adam_step", "LMConfig", "init_lm",
+    "LMSteps", "lm_forward", "lm_backward",
 ]
 
 
@@ -871,3 +875,479 @@ def _rows_of_block(rows: np.ndarray, i: int, n: int) -> np.ndarray:
     full = np.zeros((*rows.shape[:-2], n), dtype=bool)
     full[..., i:i + rows.shape[-2]] = rows[..., 0]
     return full
+
+
+# --------------------------------------------------------------------------
+# 9. Backward passes: gradients, a one-layer language model, Adam (notebooks 10, 11)
+# --------------------------------------------------------------------------
+# Each *_backward takes the inputs of its forward function plus dY = dL/dY, the
+# gradient of a scalar loss L with respect to the forward's output, and returns
+# the gradients with respect to the inputs (the vector-Jacobian product). Where
+# the forward broadcast an input over batch axes, its gradient is summed back to
+# the input's own shape.
+
+def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum grad over the axes that broadcasting added or stretched, back to `shape`."""
+    extra = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(extra))) if extra > 0 else grad
+    stretched = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+
+
+def _grad_like(name: str, g, shape: tuple[int, ...]) -> np.ndarray:
+    """Check that an upstream gradient has the shape of the forward output it belongs to."""
+    g = _as_array(name, g)
+    if g.shape != tuple(shape):
+        raise ValueError(f"{name} must have the shape of the forward output {tuple(shape)}, "
+                         f"got {g.shape}")
+    return g
+
+
+def _sum_outer(X: np.ndarray, dY: np.ndarray) -> np.ndarray:
+    """X^T dY summed over the batch: the gradient of a weight W in Y = X W. (d_in, d_out).
+
+    One small product per batch entry, then a sum: one big (d_in, batch*rows) product would
+    be split over BLAS threads, which is slower for these sizes on a busy machine.
+    """
+    X = np.broadcast_to(X, dY.shape[:-1] + X.shape[-1:])  # (..., rows, d_in)
+    per_entry = np.swapaxes(X, -1, -2) @ dY  # (..., d_in, rows) @ (..., rows, d_out) -> (..., d_in, d_out)
+    return per_entry.reshape(-1, *per_entry.shape[-2:]).sum(axis=0)  # (d_in, d_out)
+
+
+def softmax_backward(p, dp, axis: int = -1) -> np.ndarray:
+    """dx = p * (dp - sum_j p_j dp_j): the gradient through p = softmax(x) along `axis`.
+
+    The Jacobian is dp_i/dx_j = p_i (delta_ij - p_j), i.e. J = diag(p) - p^T p (notebook 03);
+    it is symmetric, so dL/dx = dL/dp J, which is the formula above. p is the softmax
+    OUTPUT (entries >= 0, each slice summing to 1), dp = dL/dp has the same shape.
+    """
+    p = _as_array("p", p, min_ndim=1)
+    dp = _as_array("dp", dp, min_ndim=1)
+    if dp.shape != p.shape:
+        raise ValueError(f"p and dp must have the same shape, got p {p.shape} and dp {dp.shape}")
+    sums = p.sum(axis=axis)
+    if np.any(p < 0) or not np.allclose(sums, 1.0, atol=1e-6):
+        raise ValueError(f"p must be the softmax output (entries >= 0, each slice along axis "
+                         f"{axis} summing to 1), got entries in [{p.min():.3g}, {p.max():.3g}] "
+                         f"and sums in [{sums.min():.6g}, {sums.max():.6g}]")
+    return p * (dp - np.sum(p * dp, axis=axis, keepdims=True))
+
+
+def attention_backward(Q, K, V, dO, mask=None, return_dscores: bool = False):
+    """Gradients of O = softmax(S) V, S = Q K^T / sqrt(d_k) + M, given dO = dL/dO.
+
+        dV = A^T dO,   dA = dO V^T,   dS = A * (dA - rowsum(A * dA)),
+        dQ = dS K / sqrt(d_k),   dK = dS^T Q / sqrt(d_k)          (A = softmax(S), rows over keys)
+
+    Q : (..., n, d_k), K : (..., m, d_k), V : (..., m, d_v), dO : (..., n, d_v), the shapes of
+    scaled_dot_product_attention; mask : additive, broadcastable to (..., n, m), or None (it is
+    a constant: no gradient). A blocked key has A = 0, so it gets dS = 0 too.
+    Returns (dQ, dK, dV) with the shapes of Q, K, V; with return_dscores=True also
+    dS = dL/dS (..., n, m), the gradient that reaches the softmax input.
+    """
+    Q, K, V, _ = _check_qkv(Q, K, V)
+    A = attention_weights(Q, K, mask)  # (..., n, m), recomputed from the inputs
+    dO = _grad_like("dO", dO, (*A.shape[:-1], V.shape[-1]))  # (..., n, d_v)
+    dQ, dK, dV, dS = _attention_grads(Q, K, V, A, dO)
+    grads = (_unbroadcast(dQ, Q.shape), _unbroadcast(dK, K.shape), _unbroadcast(dV, V.shape))
+    return (*grads, dS) if return_dscores else grads
+
+
+def _attention_grads(Q, K, V, A, dO):
+    """The formulas of attention_backward, for checked inputs and the weights A = softmax(S)."""
+    dV = np.swapaxes(A, -1, -2) @ dO  # (..., m, n) @ (..., n, d_v) -> (..., m, d_v)
+    dA = dO @ np.swapaxes(V, -1, -2)  # (..., n, d_v) @ (..., d_v, m) -> (..., n, m)
+    dS = A * (dA - np.sum(A * dA, axis=-1, keepdims=True))  # softmax_backward(A, dA), (..., n, m)
+    dQ = dS @ K / np.sqrt(Q.shape[-1])  # (..., n, m) @ (..., m, d_k) -> (..., n, d_k)
+    dK = np.swapaxes(dS, -1, -2) @ Q / np.sqrt(Q.shape[-1])  # (..., m, n) @ (..., n, d_k) -> (..., m, d_k)
+    return dQ, dK, dV, dS
+
+
+@dataclass(frozen=True)
+class MultiHeadGrads:
+    """Gradients of multi_head_attention's output: each d* has the shape of its input."""
+
+    dX_q: np.ndarray     # (..., n, d_model)
+    dX_kv: np.ndarray    # (..., m, d_model)
+    dW_Q: np.ndarray     # (d_model, h*d_k)
+    dW_K: np.ndarray     # (d_model, h*d_k)
+    dW_V: np.ndarray     # (d_model, h*d_v)
+    dW_O: np.ndarray     # (h*d_v, d_model)
+    dscores: np.ndarray  # (..., h, n, m): dL/dS at every head's softmax input
+
+
+def _check_mha(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads):
+    """The argument checks of multi_head_attention, without computing it."""
+    X_q = _as_array("X_q", X_q, min_ndim=2)
+    X_kv = _as_array("X_kv", X_kv, min_ndim=2)
+    W_Q, W_K, W_V, W_O = (_as_array(name, W, min_ndim=2) for name, W in
+                          (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V), ("W_O", W_O)))
+    h = _positive_int("num_heads", num_heads)
+    d_model = X_q.shape[-1]
+    if X_kv.shape[-1] != d_model:
+        raise ValueError(f"X_q and X_kv must have the same d_model, got X_q {X_q.shape} "
+                         f"and X_kv {X_kv.shape}")
+    for name, W in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V)):
+        if W.ndim != 2 or W.shape[0] != d_model or W.shape[1] % h:
+            raise ValueError(f"{name} must have shape (d_model, h*d) = ({d_model}, a multiple of "
+                             f"num_heads = {h}), got {W.shape}")
+    if W_Q.shape != W_K.shape:
+        raise ValueError(f"W_Q and W_K must have the same shape (d_model, h*d_k), got "
+                         f"W_Q {W_Q.shape} and W_K {W_K.shape}")
+    if W_O.shape != (W_V.shape[1], d_model):
+        raise ValueError(f"W_O must have shape (h*d_v, d_model) = ({W_V.shape[1]}, {d_model}), "
+                         f"got {W_O.shape}")
+    return X_q, X_kv, W_Q, W_K, W_V, W_O, h
+
+
+def multi_head_attention_backward(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads: int, dOut,
+                                  mask=None) -> MultiHeadGrads:
+    """Gradients of Out = Concat(head_1..head_h) W_O, head_r = Attention(X_q W_r^Q, X_kv W_r^K, X_kv W_r^V).
+
+    Backwards through the forward's steps: dW_O = C^T dOut and dC = dOut W_O^T for the
+    concatenation C; split dC into heads; attention_backward in each head; merge; then for
+    Q = X_q W_Q: dW_Q = X_q^T dQ, dX_q = dQ W_Q^T (K and V alike, both adding into dX_kv).
+    Same arguments as multi_head_attention, plus dOut = dL/dOut (..., n, d_model).
+    For self-attention (X_kv is X_q) the gradient of X is dX_q + dX_kv.
+    """
+    X_q, X_kv, W_Q, W_K, W_V, W_O, h = _check_mha(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads)
+    Q = split_heads(X_q @ W_Q, h)  # (..., n, d_model) @ (d_model, h*d_k) -> (..., h, n, d_k)
+    K = split_heads(X_kv @ W_K, h)  # (..., m, d_model) @ (d_model, h*d_k) -> (..., h, m, d_k)
+    V = split_heads(X_kv @ W_V, h)  # (..., m, d_model) @ (d_model, h*d_v) -> (..., h, m, d_v)
+    if mask is not None:
+        mask = np.asarray(mask, dtype=float)
+        mask = mask[..., None, :, :] if mask.ndim >= 2 else mask  # (..., 1, n, m): every head
+    A = attention_weights(Q, K, mask)  # (..., h, n, m)
+    C = merge_heads(A @ V)  # (..., h, n, m) @ (..., h, m, d_v) -> (..., h, n, d_v) -> (..., n, h*d_v)
+    dOut = _grad_like("dOut", dOut, (*C.shape[:-1], W_O.shape[1]))  # (..., n, d_model)
+    dW_O = _sum_outer(C, dOut)  # (h*d_v, d_model)
+    dC = dOut @ W_O.T  # (..., n, d_model) @ (d_model, h*d_v) -> (..., n, h*d_v)
+    dQ, dK, dV, dS = _attention_grads(Q, K, V, A, split_heads(dC, h))  # in every head
+    dQ, dK, dV = merge_heads(dQ), merge_heads(dK), merge_heads(dV)  # (..., n or m, h*d)
+    dX_q = dQ @ W_Q.T  # (..., n, h*d_k) @ (h*d_k, d_model) -> (..., n, d_model)
+    dX_kv = dK @ W_K.T + dV @ W_V.T  # (..., m, h*d_k) @ (h*d_k, d_model) + (..., m, h*d_v) @ (h*d_v, d_model)
+    return MultiHeadGrads(dX_q=_unbroadcast(dX_q, X_q.shape), dX_kv=_unbroadcast(dX_kv, X_kv.shape),
+                          dW_Q=_sum_outer(X_q, dQ), dW_K=_sum_outer(X_kv, dK),
+                          dW_V=_sum_outer(X_kv, dV), dW_O=dW_O, dscores=dS)
+
+
+def layer_norm_backward(X, gamma, dY, eps: float = 1e-5):
+    """Gradients of Y = gamma * Xhat + beta, Xhat = (X - mean) / sigma, sigma = sqrt(var + eps).
+
+        dbeta = sum dY,   dgamma = sum dY * Xhat,   dXhat = dY * gamma,
+        dX = (dXhat - mean(dXhat) - Xhat * mean(dXhat * Xhat)) / sigma    (means over the last axis)
+
+    X : (..., n, d_model), gamma : (d_model,), dY : (..., n, d_model); the sums run over every
+    row. Returns (dX, dgamma, dbeta).
+    """
+    X = _as_array("X", X, min_ndim=1)
+    gamma = _as_array("gamma", gamma, 1)
+    if gamma.shape != X.shape[-1:]:
+        raise ValueError(f"gamma must have shape (d_model,) = {X.shape[-1:]}, got {gamma.shape}")
+    if not eps > 0:
+        raise ValueError(f"eps must be positive, got {eps!r}")
+    dY = _grad_like("dY", dY, X.shape)
+    sigma = np.sqrt(X.var(axis=-1, keepdims=True) + eps)  # (..., n, 1)
+    X_hat = (X - X.mean(axis=-1, keepdims=True)) / sigma  # (..., n, d_model)
+    dX_hat = dY * gamma
+    dX = (dX_hat - dX_hat.mean(axis=-1, keepdims=True)
+          - X_hat * np.mean(dX_hat * X_hat, axis=-1, keepdims=True)) / sigma
+    rows = tuple(range(X.ndim - 1))  # every axis but the features
+    return dX, np.sum(dY * X_hat, axis=rows), np.sum(dY, axis=rows)
+
+
+def feed_forward_backward(X, W_1, b_1, W_2, b_2, dY):
+    """Gradients of FFN(X) = relu(Z) W_2 + b_2 with Z = X W_1 + b_1, given dY = dL/dFFN(X).
+
+        dW_2 = H^T dY, db_2 = sum dY, dZ = (dY W_2^T) * [Z > 0], dW_1 = X^T dZ, db_1 = sum dZ,
+        dX = dZ W_1^T                                                   (H = relu(Z))
+
+    Shapes as in feed_forward. Returns (dX, dW_1, db_1, dW_2, db_2). ReLU's derivative at
+    exactly 0 is taken as 0, as in PyTorch.
+    """
+    X = _as_array("X", X, min_ndim=1)
+    W_1, b_1 = _as_array("W_1", W_1, 2), _as_array("b_1", b_1, 1)
+    W_2 = _as_array("W_2", W_2, 2)
+    d_model = X.shape[-1]
+    if W_1.shape[0] != d_model or b_1.shape != (W_1.shape[1],):
+        raise ValueError(f"need W_1 (d_model, d_ff) and b_1 (d_ff,) with d_model = {d_model}, "
+                         f"got W_1 {W_1.shape} and b_1 {b_1.shape}")
+    if W_2.shape != (W_1.shape[1], d_model) or np.shape(b_2) != (d_model,):
+        raise ValueError(f"need W_2 (d_ff, d_model) = {(W_1.shape[1], d_model)} and b_2 "
+                         f"({d_model},), got W_2 {W_2.shape} and b_2 {np.shape(b_2)}")
+    dY = _grad_like("dY", dY, X.shape)
+    Z = X @ W_1 + b_1  # (..., n, d_model) @ (d_model, d_ff) -> (..., n, d_ff)
+    dZ = (dY @ W_2.T) * (Z > 0)  # (..., n, d_model) @ (d_model, d_ff) -> (..., n, d_ff)
+    rows = tuple(range(X.ndim - 1))
+    dX = dZ @ W_1.T  # (..., n, d_ff) @ (d_ff, d_model) -> (..., n, d_model)
+    return dX, _sum_outer(X, dZ), dZ.sum(axis=rows), _sum_outer(relu(Z), dY), dY.sum(axis=rows)
+
+
+def _as_tokens(tokens, vocab_size: int) -> np.ndarray:
+    t = np.asarray(tokens)
+    if t.size and not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"tokens must be integers (token ids), got dtype {t.dtype}")
+    if t.ndim == 0 or t.size == 0:
+        raise ValueError(f"tokens must be a non-empty array of token ids, got shape {t.shape}")
+    if t.min() < 0 or t.max() >= vocab_size:
+        raise ValueError(f"token ids must be in 0..vocab_size-1 = 0..{vocab_size - 1}, got ids "
+                         f"from {t.min()} to {t.max()}")
+    return t
+
+
+def embedding(tokens, E) -> np.ndarray:
+    """X[..., i, :] = E[tokens[..., i]]: row lookup in the table E (vocab_size, d_model)."""
+    E = _as_array("E", E, min_ndim=2)
+    if E.ndim != 2:
+        raise ValueError(f"E must be a (vocab_size, d_model) table, got shape {E.shape}")
+    return E[_as_tokens(tokens, E.shape[0])]  # (..., n) -> (..., n, d_model)
+
+
+def embedding_backward(tokens, dX, vocab_size: int) -> np.ndarray:
+    """dE[v] = sum of dX[..., i, :] over every position i with tokens[..., i] = v. (vocab_size, d_model)."""
+    vocab_size = _positive_int("vocab_size", vocab_size)
+    tokens = _as_tokens(tokens, vocab_size)
+    dX = _as_array("dX", dX, min_ndim=1)
+    if dX.shape[:-1] != tokens.shape:
+        raise ValueError(f"dX must have shape tokens.shape + (d_model,) = {tokens.shape} + (d,), "
+                         f"got {dX.shape}")
+    dE = np.zeros((vocab_size, dX.shape[-1]))
+    np.add.at(dE, tokens.ravel(), dX.reshape(-1, dX.shape[-1]))  # a token used twice adds twice
+    return dE
+
+
+def softmax_cross_entropy(logits, targets, ignore_index: int = -100) -> tuple[float, np.ndarray]:
+    """L = -(1/N) sum_i log softmax(logits_i)[t_i] over the N counted positions, and dL/dlogits.
+
+        dL/dlogits_i = (softmax(logits_i) - onehot(t_i)) / N      (0 where t_i = ignore_index)
+
+    logits : (..., vocab_size); targets : (...) integer ids, ignore_index where nothing is
+    predicted (as in PyTorch's cross_entropy). Returns (loss in nats, dlogits).
+    """
+    logits = _as_array("logits", logits, min_ndim=1)
+    t = np.asarray(targets)
+    if t.shape != logits.shape[:-1] or (t.size and not np.issubdtype(t.dtype, np.integer)):
+        raise ValueError(f"targets must be integers of shape logits.shape[:-1] = "
+                         f"{logits.shape[:-1]}, got {t.dtype} of shape {t.shape}")
+    counted = t != ignore_index
+    vocab_size = logits.shape[-1]
+    if not np.any(counted):
+        raise ValueError(f"every target is ignore_index = {ignore_index}: nothing to average")
+    if np.any((t[counted] < 0) | (t[counted] >= vocab_size)):
+        raise ValueError(f"targets must be in 0..{vocab_size - 1} (or ignore_index = "
+                         f"{ignore_index}), got values from {t[counted].min()} to {t[counted].max()}")
+    shifted = logits - logits.max(axis=-1, keepdims=True)  # stable log-softmax
+    log_p = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))  # (..., vocab)
+    safe_t = np.where(counted, t, 0)[..., None]  # (..., 1)
+    N = int(counted.sum())
+    loss = -float(np.sum(np.take_along_axis(log_p, safe_t, axis=-1)[..., 0] * counted)) / N
+    dlogits = np.exp(log_p)  # softmax(logits)
+    np.put_along_axis(dlogits, safe_t, np.take_along_axis(dlogits, safe_t, axis=-1) - 1.0, axis=-1)
+    return loss, dlogits * counted[..., None] / N
+
+
+@dataclass(frozen=True)
+class AdamState:
+    """Adam's running averages of the gradients (m) and squared gradients (v), after `step` steps."""
+
+    step: int
+    m: dict
+    v: dict
+
+
+def adam_init(params: dict) -> AdamState:
+    """Zero averages for every array of params (a dict name -> array)."""
+    return AdamState(0, {k: np.zeros_like(p) for k, p in params.items()},
+                     {k: np.zeros_like(p) for k, p in params.items()})
+
+
+def adam_step(params: dict, grads: dict, state: AdamState, lr: float = 1e-3, beta1: float = 0.9,
+              beta2: float = 0.999, eps: float = 1e-8) -> tuple[dict, AdamState]:
+    """One Adam step (Kingma and Ba; as torch.optim.Adam), for every array p with gradient g:
+
+        m = beta1 m + (1 - beta1) g,   v = beta2 v + (1 - beta2) g^2,
+        p = p - lr * mhat / (sqrt(vhat) + eps),   mhat = m / (1 - beta1^t), vhat = v / (1 - beta2^t)
+
+    Returns new params and a new state; the ones passed in are not changed.
+    """
+    for name, d in (("params", params), ("grads", grads)):
+        if not isinstance(d, dict):
+            raise ValueError(f"{name} must be a dict name -> array, got {type(d).__name__}")
+    if set(grads) != set(params):
+        raise ValueError(f"grads must have the keys of params, got {sorted(grads)} for "
+                         f"{sorted(params)}")
+    if not isinstance(state, AdamState) or set(state.m) != set(params):
+        raise ValueError("state must be the AdamState of these params (from adam_init(params) "
+                         f"or the previous adam_step), got {type(state).__name__}")
+    for k in params:
+        g = _as_array(f"grads[{k!r}]", grads[k])  # NaN or inf would spoil every later step
+        if g.shape != np.shape(params[k]):
+            raise ValueError(f"grads[{k!r}] must have the shape of params[{k!r}], "
+                             f"{np.shape(params[k])}, got {g.shape}")
+    if not lr > 0:
+        raise ValueError(f"lr must be positive, got {lr!r}")
+    t = state.step + 1
+    m = {k: beta1 * state.m[k] + (1 - beta1) * grads[k] for k in params}
+    v = {k: beta2 * state.v[k] + (1 - beta2) * grads[k] ** 2 for k in params}
+    new = {k: params[k] - lr * (m[k] / (1 - beta1 ** t)) / (np.sqrt(v[k] / (1 - beta2 ** t)) + eps)
+           for k in params}
+    return new, AdamState(t, m, v)
+
+
+# A one-layer, decoder-only language model: embeddings, one post-norm layer with causal
+# self-attention (ac.encoder_layer with a causal mask), and an unembedding W_U to the vocabulary.
+
+@dataclass(frozen=True)
+class LMConfig:
+    """Sizes of the one-layer language model of notebooks 10 and 11 (like nanoGPT's GPTConfig)."""
+
+    vocab_size: int
+    n_ctx: int                 # the longest sequence: rows of the positional table P
+    d_model: int = 32
+    num_heads: int = 1
+    d_ff: int = 64
+    d_k: int | None = None     # query/key width of each head; d_model / h by default (d_v always is)
+    scale_scores: bool = True  # False: softmax(Q K^T + M), without 1/sqrt(d_k) (notebook 10)
+
+    def __post_init__(self):
+        for name in ("vocab_size", "n_ctx", "d_model", "num_heads", "d_ff"):
+            _positive_int(name, getattr(self, name))
+        if self.d_model % self.num_heads:
+            raise ValueError(f"d_model = {self.d_model} is not divisible by num_heads = "
+                             f"{self.num_heads}")
+        if self.d_k is not None:
+            _positive_int("d_k", self.d_k)
+        if not isinstance(self.scale_scores, (bool, np.bool_)):
+            raise ValueError(f"scale_scores must be True or False, got {self.scale_scores!r}")
+
+    @property
+    def head_width(self) -> int:
+        """d_k of each head."""
+        return self.d_model // self.num_heads if self.d_k is None else self.d_k
+
+
+def init_lm(config: LMConfig, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Random parameters, a dict name -> array (what adam_step updates).
+
+    E (vocab_size, d_model) and P (n_ctx, d_model) with std 1/sqrt(2), so X = E[t] + P[i] has
+    entries of variance about 1; the layer as init_encoder_layer (std 1/sqrt(fan_in), gamma = 1,
+    beta = 0, zero biases); W_U (d_model, vocab_size) with std 1/sqrt(d_model). W_Q and W_K
+    are drawn last: configs that differ only in d_k get the same draw of everything else.
+    """
+    if not isinstance(config, LMConfig):
+        raise ValueError(f"config must be an LMConfig, got {type(config).__name__}")
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), "
+                         f"got {type(rng).__name__}")
+    c = config
+    d_model, hk, hv = c.d_model, c.num_heads * c.head_width, c.d_model
+    p = {"E": rng.normal(0, 0.5 ** 0.5, size=(c.vocab_size, d_model)),
+         "P": rng.normal(0, 0.5 ** 0.5, size=(c.n_ctx, d_model)),
+         "W_V": rng.normal(0, d_model ** -0.5, size=(d_model, hv)),
+         "W_O": rng.normal(0, hv ** -0.5, size=(hv, d_model)),
+         "gamma_1": np.ones(d_model), "beta_1": np.zeros(d_model),
+         "W_1": rng.normal(0, d_model ** -0.5, size=(d_model, c.d_ff)), "b_1": np.zeros(c.d_ff),
+         "W_2": rng.normal(0, c.d_ff ** -0.5, size=(c.d_ff, d_model)), "b_2": np.zeros(d_model),
+         "gamma_2": np.ones(d_model), "beta_2": np.zeros(d_model),
+         "W_U": rng.normal(0, d_model ** -0.5, size=(d_model, c.vocab_size))}
+    p["W_Q"] = rng.normal(0, d_model ** -0.5, size=(d_model, hk))
+    p["W_K"] = rng.normal(0, d_model ** -0.5, size=(d_model, hk))
+    return p
+
+
+def _lm_shapes(c: LMConfig) -> dict[str, tuple[int, ...]]:
+    hk, hv = c.num_heads * c.head_width, c.d_model
+    return {"E": (c.vocab_size, c.d_model), "P": (c.n_ctx, c.d_model), "W_Q": (c.d_model, hk),
+            "W_K": (c.d_model, hk), "W_V": (c.d_model, hv), "W_O": (hv, c.d_model),
+            "gamma_1": (c.d_model,), "beta_1": (c.d_model,), "W_1": (c.d_model, c.d_ff),
+            "b_1": (c.d_ff,), "W_2": (c.d_ff, c.d_model), "b_2": (c.d_model,),
+            "gamma_2": (c.d_model,), "beta_2": (c.d_model,), "W_U": (c.d_model, c.vocab_size)}
+
+
+def _check_lm(params: dict, tokens, config: LMConfig) -> np.ndarray:
+    if not isinstance(config, LMConfig):
+        raise ValueError(f"config must be an LMConfig, got {type(config).__name__}")
+    shapes = _lm_shapes(config)
+    if not isinstance(params, dict) or set(params) != set(shapes):
+        got = sorted(params) if isinstance(params, dict) else type(params).__name__
+        raise ValueError(f"params must be a dict with the keys {sorted(shapes)}, got {got}")
+    for name, shape in shapes.items():
+        if np.shape(params[name]) != shape:
+            raise ValueError(f"params[{name!r}] must have shape {shape} for this config, "
+                             f"got {np.shape(params[name])}")
+    tokens = _as_tokens(tokens, config.vocab_size)
+    if tokens.shape[-1] > config.n_ctx:
+        raise ValueError(f"sequences of length {tokens.shape[-1]} are longer than n_ctx = "
+                         f"{config.n_ctx}, the rows of the positional table P")
+    return tokens
+
+
+def _query_weights(params: dict, config: LMConfig) -> np.ndarray:
+    """W_Q as the attention uses it: times sqrt(d_k) without scaling, which cancels the 1/sqrt(d_k)."""
+    return params["W_Q"] if config.scale_scores else params["W_Q"] * np.sqrt(config.head_width)
+
+
+@dataclass(frozen=True)
+class LMSteps:
+    """Every intermediate of lm_forward, in order (what lm_backward reads)."""
+
+    tokens: np.ndarray   # (..., n) token ids
+    X: np.ndarray        # (..., n, d_model)   E[tokens] + P[:n]
+    attn: np.ndarray     # (..., n, d_model)   MHA(X, X; causal mask)
+    weights: np.ndarray  # (..., h, n, n)      the attention weights
+    H: np.ndarray        # (..., n, d_model)   LN_1(X + attn)
+    F: np.ndarray        # (..., n, d_model)   FFN(H)
+    Y: np.ndarray        # (..., n, d_model)   LN_2(H + FFN(H))
+    logits: np.ndarray   # (..., n, vocab_size) Y W_U
+
+
+def lm_forward(params: dict, tokens, config: LMConfig) -> LMSteps:
+    """logits = Y W_U, Y = LN_2(H + FFN(H)), H = LN_1(X + MHA(X, X; causal)), X = E[tokens] + P[:n].
+
+    tokens : (..., n) ids with n <= n_ctx. The layer is ac.encoder_layer with a causal mask, so
+    logits[..., i, :] (the prediction of token i + 1) depends on tokens 0..i only.
+    """
+    tokens = _check_lm(params, tokens, config)
+    p = params
+    n = tokens.shape[-1]
+    X = embedding(tokens, p["E"]) + p["P"][:n]  # (..., n, d_model)
+    attn, weights = multi_head_attention(X, X, _query_weights(p, config), p["W_K"], p["W_V"],
+                                         p["W_O"], config.num_heads, causal_mask(n))
+    H = layer_norm(X + attn, p["gamma_1"], p["beta_1"])  # (..., n, d_model)
+    F = feed_forward(H, p["W_1"], p["b_1"], p["W_2"], p["b_2"])  # (..., n, d_model)
+    Y = layer_norm(H + F, p["gamma_2"], p["beta_2"])  # (..., n, d_model)
+    logits = Y @ p["W_U"]  # (..., n, d_model) @ (d_model, vocab_size) -> (..., n, vocab_size)
+    return LMSteps(tokens, X, attn, weights, H, F, Y, logits)
+
+
+def lm_backward(params: dict, steps: LMSteps, dlogits, config: LMConfig
+                ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Gradients of every parameter, given the forward's steps and dlogits = dL/dlogits.
+
+    The forward's steps in reverse: W_U, LN_2, FFN (+ its residual), LN_1, attention (+ its
+    residual), then the embeddings (P gets the sum over the batch). Returns (grads, dscores):
+    grads has the keys of params; dscores (..., h, n, n) is dL/dS at the attention's softmax
+    input, the gradient that reaches the scores.
+    """
+    if not isinstance(steps, LMSteps):
+        raise ValueError(f"steps must be the LMSteps that lm_forward returned, got "
+                         f"{type(steps).__name__}")
+    tokens = _check_lm(params, steps.tokens, config)
+    p, s = params, steps
+    dlogits = _grad_like("dlogits", dlogits, s.logits.shape)
+    g = {"W_U": _sum_outer(s.Y, dlogits)}
+    dY = dlogits @ p["W_U"].T  # (..., n, vocab) @ (vocab, d_model) -> (..., n, d_model)
+    dZ2, g["gamma_2"], g["beta_2"] = layer_norm_backward(s.H + s.F, p["gamma_2"], dY)
+    dH, g["W_1"], g["b_1"], g["W_2"], g["b_2"] = feed_forward_backward(
+        s.H, p["W_1"], p["b_1"], p["W_2"], p["b_2"], dZ2)
+    dH = dH + dZ2  # the residual H + FFN(H) passes dZ2 straight to H
+    dZ1, g["gamma_1"], g["beta_1"] = layer_norm_backward(s.X + s.attn, p["gamma_1"], dH)
+    mha = multi_head_attention_backward(s.X, s.X, _query_weights(p, config), p["W_K"], p["W_V"],
+                                        p["W_O"], config.num_heads, dZ1, causal_mask(s.X.shape[-2]))
+    scale = 1.0 if config.scale_scores else np.sqrt(config.head_width)
+    g.update(W_Q=mha.dW_Q * scale, W_K=mha.dW_K, W_V=mha.dW_V, W_O=mha.dW_O)
+    dX = dZ1 + mha.dX_q + mha.dX_kv  # residual + both uses of X (queries, keys and values)
+    g["E"] = embedding_backward(tokens, dX, config.vocab_size)
+    g["P"] = np.zeros_like(p["P"])
+    g["P"][:dX.shape[-2]] = dX.reshape(-1, *dX.shape[-2:]).sum(axis=0)  # (n, d_model)
+    return {k: g[k] for k in params}, mha.dscores
