@@ -173,23 +173,24 @@ def check_library_weights(answer, q, keys) -> Verdict:
     if a is not None and a.shape == (1, len(right)):
         answer = a[0]  # the row that q[None, :] @ K^T leads to: the same m weights
     mistakes = {k: w[0] for k, w in weight_mistakes(q, keys).items() if w.shape == (1, len(right))}
-    mistakes.update(_best_book_mistakes(answer, right))
+    best, context = _best_book_mistakes(answer, right)
+    mistakes.update(best)
     mistakes["library_no_softmax"] = (q @ keys.T)[0] / np.sqrt(d_k)
-    return check_value(answer, right, "weights over the books", mistakes, atol=1e-3)
+    return check_value(answer, right, "weights over the books", mistakes, atol=1e-3,
+                       context=context)
 
 
 def _best_book_mistakes(answer, right: np.ndarray) -> dict:
     """All weight on one of the best books (the one the answer favours), or shared among them.
 
-    {key: (value, label, why)}, the registered texts filled in with how many books tie.
+    ({key: value}, context): the context says how many books tie, for the registered texts.
     """
     m = len(right)
     top = np.flatnonzero(np.isclose(right, right.max(), rtol=1e-9, atol=0.0))  # tied best books
     a = as_float(answer)
     picked = top[np.argmax(a[top])] if a is not None and a.shape == (m,) else top[0]
     tie = f" (here {len(top)} books tie for the best score)" if len(top) > 1 else ""
-    out = {"library_picked_one_book": (np.eye(m)[picked], *named("library_picked_one_book", tie=tie))}
+    out = {"library_picked_one_book": np.eye(m)[picked]}
     if len(top) > 1:
-        out["library_hard_max"] = (np.isin(np.arange(m), top) / len(top),
-                                   *named("library_hard_max", count=len(top)))
-    return out
+        out["library_hard_max"] = np.isin(np.arange(m), top) / len(top)
+    return out, {"tie": tie, "count": len(top)}

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from course.checks import Verdict, check_value, named, weight_mistakes
+from course.checks import Verdict, check_value, weight_mistakes
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -147,16 +147,11 @@ def _row_mistakes(Q, K, i: int) -> dict:
     return rows
 
 
-def _named(values: dict, i: int) -> dict:
-    """{key: (value, label, why)}: the registered texts, with row i (0-based) filled in as i + 1."""
-    return {key: (value, *named(key, i=i + 1)) for key, value in values.items()}
-
-
 def check_weight_row(answer, Q, K, i: int) -> Verdict:
     """Check row i of A = softmax(Q K^T / sqrt(d_k)) (0-based i), diagnosing the classic slips."""
     A = ac.attention_weights(Q, K)
     return check_value(answer, A[i], f"weights of query row {i + 1}",
-                       _named(_row_mistakes(Q, K, i), i), atol=1e-3,
+                       _row_mistakes(Q, K, i), atol=1e-3, context={"i": i + 1},
                        hint="Compute s_ij = q_i k_j^T, divide by sqrt(d_k), then softmax over j.")
 
 
@@ -168,5 +163,6 @@ def check_output_row(answer, Q, K, V, i: int) -> Verdict:
     mistakes = {key: w @ V for key, w in _row_mistakes(Q, K, i).items() if key not in not_weights}
     mistakes["hand_mixed_keys"] = A[i] @ K
     mistakes["hand_plain_mean"] = V.mean(axis=0)
-    return check_value(answer, output[i], f"output o_{i + 1}", _named(mistakes, i), atol=1e-3,
+    return check_value(answer, output[i], f"output o_{i + 1}", mistakes, atol=1e-3,
+                       context={"i": i + 1},
                        hint="o_i = a_i1 v_1 + a_i2 v_2 + a_i3 v_3.")

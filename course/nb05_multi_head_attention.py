@@ -193,14 +193,11 @@ def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -
     mistakes = {"no_W_O": _concat_heads(X, W_Q, W_K, W_V, h, mask)}  # keys of checks.MISTAKES
     # dividing the scores by sqrt(D) instead of sqrt(d_k) = multiplying W_Q by sqrt(d_k / D)
     scale = "sqrt(d_model) = sqrt(h*d_k)" if width == d_model else "sqrt(d_model)"
-    mistakes["mha_scaled_by_d_model"] = (
-        mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / d_model)),
-        *named("mha_scaled_by_d_model", scale=scale, d_k=d_k, d_model=d_model))
-    mistakes["mha_scaled_by_h_d_k"] = (
-        mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / width)),
-        *named("mha_scaled_by_h_d_k", d_k=d_k, width=width))
-    mistakes["mha_not_split"] = (mha(h=1), *named("mha_not_split", h=h, d_k=d_k, width=width))
-    return check_value(answer, right, "multi-head output", mistakes)
+    mistakes["mha_scaled_by_d_model"] = mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / d_model))
+    mistakes["mha_scaled_by_h_d_k"] = mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / width))
+    mistakes["mha_not_split"] = mha(h=1)
+    context = {"scale": scale, "d_k": d_k, "d_model": d_model, "width": width, "h": h}
+    return check_value(answer, right, "multi-head output", mistakes, context=context)
 
 
 def _concat_heads(X, W_Q, W_K, W_V, h: int, mask=None) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.transforms import Affine2D
 
 import attention_core as ac
-from course.checks import Verdict, check_value, named
+from course.checks import Verdict, check_value
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -187,8 +187,7 @@ def check_pe_entry(answer, pos: int, dim: int, d_model: int) -> Verdict:
     rounded_up = right_fn(pos / 10000.0 ** (2 * i_up / d_model))
     if not any(np.isclose(rounded_up, v, atol=1e-4) for v in values.values()):
         values["pe_pair_index_rounded_up"] = rounded_up
-    mistakes = {key: (value, *named(key, **context)) for key, value in values.items()}
-    return check_value(answer, right, f"PE(pos={pos}, dim={dim})", mistakes)
+    return check_value(answer, right, f"PE(pos={pos}, dim={dim})", values, context=context)
 
 
 def check_permuted_output(answer, Y, perm) -> Verdict:

@@ -44,6 +44,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 # Upper bounds only: every wait returns as soon as its state is reached.
 SERVER_START_S = 120
+PORT_ATTEMPTS = 5
 PAGE_LOAD_MS = 120_000
 KERNEL_IDLE_MS = 120_000
 RUN_ALL_MS = 600_000
@@ -128,15 +129,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _die_with_parent() -> None:
-    """In the server's process: get SIGTERM when pytest dies (killed by a timeout, say).
+def _parent_death_signal():
+    """prctl, looked up here in the parent: the forked child must not import or dlopen.
 
-    Without it a killed test run leaves its JupyterLab and kernels running. Linux only.
+    A pytest-xdist worker has threads (execnet's); after fork only the forking thread
+    exists, and an import or dlopen lock held by another one would hang the child.
     """
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    return lambda: prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+# In the server's process: get SIGTERM when pytest dies (killed by a timeout, say).
+# Without it a killed test run leaves its JupyterLab and kernels running. Linux only.
+_die_with_parent = _parent_death_signal()
 
 
 class LabServer:
@@ -152,10 +161,10 @@ class LabServer:
         self.root = tmp / "course"
         self.nb_dir = self.root / "notebooks"
         self.token = secrets.token_hex(24)
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
+        self._set_port(_free_port())
         self.log_path = tmp / "jupyter-server.log"
         self.proc: subprocess.Popen | None = None
+        self._log = None
         self._prepare(repo_root, notebook_dir)
 
     def _prepare(self, repo_root: Path, notebook_dir: Path) -> None:
@@ -188,7 +197,27 @@ class LabServer:
         env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
         return env
 
+    def _set_port(self, port: int) -> None:
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}"
+
     def start(self) -> None:
+        """Start the server; on another port if the chosen one was taken meanwhile.
+
+        The free port is found by binding port 0 and closing it, so another process (a
+        second pytest-xdist worker, say) can take it before JupyterLab binds it.
+        """
+        for _attempt in range(PORT_ATTEMPTS - 1):
+            if self._start_on_port():
+                return
+            self._log.close()
+            self._set_port(_free_port())
+        if not self._start_on_port():
+            raise RuntimeError(f"JupyterLab found no free port in {PORT_ATTEMPTS} attempts:\n"
+                               + self.log_tail())
+
+    def _start_on_port(self) -> bool:
+        """False if the port was taken; True once the server answers; raises otherwise."""
         cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
@@ -197,24 +226,37 @@ class LabServer:
                "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
-        self._log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+        # appended, to keep what earlier attempts logged; closed in stop() or start()
+        self._log = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, cwd=self.root, env=self.env(), stdout=self._log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      start_new_session=True, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + SERVER_START_S
         while True:
             if self.proc.poll() is not None:
+                if f"port {self.port} is not available" in self.log_tail():
+                    return False
                 raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n"
                                    + self.log_tail())
             try:
                 self.api("GET", "/api/status", timeout=5)
-                return
+                if self._serves_our_port():
+                    return True
             except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n"
-                                       + self.log_tail()) from None
-                # the server is still importing; poll again shortly (state-based wait)
-                time.sleep(0.2)
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n"
+                                   + self.log_tail())
+            # the server is still importing; poll again shortly (state-based wait)
+            time.sleep(0.2)
+
+    def _serves_our_port(self) -> bool:
+        """Our process answers on self.port, not some other server that took the port."""
+        info = self.dirs["runtime"] / f"jpserver-{self.proc.pid}.json"
+        try:
+            return json.loads(info.read_text()).get("port") == self.port
+        except (OSError, ValueError):
+            return False
 
     def stop(self) -> None:
         """Stop the server by its process (SIGTERM: it shuts its kernels down), then kill."""
@@ -227,7 +269,8 @@ class LabServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=30)
-        self._log.close()
+        if self._log is not None:
+            self._log.close()
 
     def log_tail(self, n: int = 40) -> str:
         try:
@@ -286,7 +329,8 @@ RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
   return false;
 }"""
 
-# Every widget view rendered: no placeholder left, every live figure has text and a loaded image.
+# Every widget view rendered: no placeholder left, every live figure has text, a loaded image
+# and all its controls.
 WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
   const nb = document.querySelector('.jp-Notebook');
   if (!nb) return false;
@@ -301,6 +345,14 @@ WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
     const img = box.querySelector(':scope > img.live-figure-image');
     if (!t || !t.textContent.trim()) return false;
     if (!img || !img.getAttribute('src') || !img.complete || img.naturalWidth === 0) return false;
+    // every control rendered: a Box holds a bare <div class="lm-Widget"> in a child's place
+    // until that child's view exists; a slider can be moved once noUiSlider made its handle
+    const placeholder = ch => ch.classList.contains('lm-Widget')
+                              && [...ch.classList].every(c => c.startsWith('lm-'));
+    for (const b of [box, ...box.querySelectorAll('.widget-box')])
+      if ([...b.children].some(placeholder)) return false;
+    for (const s of box.querySelectorAll('.widget-slider'))
+      if (!s.querySelector('.noUi-handle[role=slider][aria-valuenow]')) return false;
   }
   return 'done';
 }"""
@@ -318,18 +370,25 @@ CELL_REPORT_JS = """([stderrSel, liveBoxSel]) => [...document.querySelectorAll('
 }))"""
 
 # Arm a probe on one live figure: it notes the first user event (t0: keydown, input,
-# change, click) and when the text changed and the new image finished loading.
+# change, click) and when the text changed and the new image finished loading. Only
+# changes after t0 count: one seen before it (a late redraw of an earlier change) becomes
+# the new "before" state and is counted in p.stale.
 ARM_PROBE_JS = """(box) => {
   const text = box.querySelector(':scope > .live-figure-text');
   const img = box.querySelector(':scope > img.live-figure-image');
   const logItem = document.querySelector('.jp-LogConsoleStatusItem');
-  const p = {t0: null, tText: null, tImg: null, done: false,
+  const p = {t0: null, tText: null, tImg: null, done: false, stale: 0,
              text0: text.textContent, src0: img.getAttribute('src'),
              log0: logItem && !logItem.classList.contains('lm-mod-hidden') ? logItem.textContent : ''};
   const now = () => performance.now();
   const start = () => { if (p.t0 === null) p.t0 = now(); };
   const events = ['keydown', 'input', 'change', 'click'];
   const check = () => {
+    if (p.t0 === null) {
+      if (text.textContent !== p.text0) { p.text0 = text.textContent; p.stale++; }
+      if (img.getAttribute('src') !== p.src0) { p.src0 = img.getAttribute('src'); p.stale++; }
+      return;
+    }
     if (p.tText === null && text.textContent !== p.text0) p.tText = now();
     const src = img.getAttribute('src');
     if (p.tImg === null && src !== p.src0 && img.complete && img.naturalWidth > 0) p.tImg = now();
@@ -359,7 +418,13 @@ PROBE_STATE_JS = """() => {
 }"""
 
 PROBE_RESULT_JS = """() => { const p = window.__liveProbe;
-  return {t0: p.t0, tText: p.tText, tImg: p.tImg, done: p.done}; }"""
+  return {t0: p.t0, tText: p.tText, tImg: p.tImg, done: p.done, stale: p.stale}; }"""
+
+
+def _expect():
+    """playwright's expect (imported late: the module loads without playwright, to skip)."""
+    from playwright.sync_api import expect
+    return expect
 
 
 def traceback_in(texts: list[str]) -> str | None:
@@ -403,6 +468,53 @@ class Change:
                 "kind": self.kind, "action": plain(self.action), "from": plain(self.from_value),
                 "to": plain(self.to_value), "ms": self.ms, "text_ms": self.text_ms,
                 "image_ms": self.image_ms}
+
+
+# What a control shows as its value: one in-page function (element => string) per kind,
+# used both to read the value and to wait until it changed.
+SLIDER_VALUE_JS = """el => {
+  const shown = e => { if (!e) return false; const r = e.getBoundingClientRect();
+                       return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
+  const readout = el.querySelector('.widget-readout');
+  if (shown(readout)) return readout.textContent.trim();
+  // interactive() shows a SelectionSlider's value in a Label beside it (set by the kernel)
+  for (let s = el.nextElementSibling; s; s = s.nextElementSibling)
+    if (s.classList.contains('live-figure-readout')) return s.textContent.trim();
+  return [...el.querySelectorAll('.noUi-handle[role=slider]')]
+    .map(h => h.getAttribute('aria-valuetext') || '').join(',');
+}"""
+SELECT_VALUE_JS = "s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].textContent : ''"
+TOGGLE_BUTTONS_VALUE_JS = """el => [...el.querySelectorAll('button.widget-toggle-button')]
+  .filter(b => b.classList.contains('mod-active')).map(b => b.textContent.trim()).join(',')"""
+RADIO_VALUE_JS = """el => [...el.querySelectorAll('label:has(input[type=radio])')]
+  .filter(l => l.querySelector('input[type=radio]').checked).map(l => l.textContent.trim()).join(',')"""
+CHECKBOX_VALUE_JS = "cb => cb.checked ? 'True' : 'False'"
+TOGGLE_BUTTON_VALUE_JS = "el => el.classList.contains('mod-active') ? 'True' : 'False'"
+TEXT_VALUE_JS = "f => f.value"
+
+
+@dataclass
+class ValueReader:
+    """Reads the value a control shows, in the page; can wait until it is another one."""
+
+    page: object
+    element: object   # a Playwright locator: the argument of js
+    js: str
+
+    def __call__(self) -> str:
+        return self.element.evaluate(self.js)
+
+    def wait_other_than(self, old: str, timeout_ms: float) -> bool:
+        """True as soon as the control shows something else than old; False after timeout_ms."""
+        handle = self.element.element_handle()
+        try:
+            self.page.wait_for_function(f"([el, old]) => ({self.js})(el) !== old",
+                                        arg=[handle, old], timeout=timeout_ms)
+            return True
+        except Exception:  # noqa: BLE001 - the caller compares the values and says what is wrong
+            return False
+        finally:
+            handle.dispose()
 
 
 def control_kind(ctrl) -> str:
@@ -457,6 +569,8 @@ class NotebookRun:
         self.timings: dict[str, float] = {}
         self._cdp = None
         self.boxes: list = []
+        # an upper bound for Playwright's own waits (clicks, focus, ...); its default is 30 s
+        page.set_default_timeout(CONTROL_MS)
 
     # -- opening and running -------------------------------------------------
 
@@ -614,8 +728,16 @@ class NotebookRun:
         return ctrl.evaluate("""el => !!el.querySelector('[disabled]') ||
                                 el.querySelector('.noUi-target')?.hasAttribute('disabled') || false""")
 
-    def _measure(self, k, box, change: Change, act, prepare=None, value=None) -> Change:
-        """Arm the probe, act like a person, wait until text and image changed; fill change."""
+    def _measure(self, k, box, change: Change, act, prepare=None,
+                 value: ValueReader | None = None) -> Change:
+        """Arm the probe, act like a person, wait until text and image changed; fill change.
+
+        The value shown by the control is read once it differs from change.from_value (or
+        after CONTROL_MS): a SelectionSlider's label, for one, is set by the kernel after the
+        redraw, so right after the new image it may still show the old value.
+        """
+        # the kernel has finished with the previous change (its last messages are in)
+        self.wait_kernel_idle()
         if prepare:
             prepare()
         box.evaluate(ARM_PROBE_JS)
@@ -628,8 +750,12 @@ class NotebookRun:
         wall_ms = (time.perf_counter() - t) * 1000
         res = self.page.evaluate(PROBE_RESULT_JS)
         if value is not None:
+            if state == "done":
+                value.wait_other_than(change.from_value, CONTROL_MS)
             change.to_value = value()
         change.extra["wall_ms"] = round(wall_ms, 1)
+        if res["stale"]:
+            change.extra["stale_redraws"] = res["stale"]
         what = (f"widget {k + 1}, {change.kind} '{change.control}' {change.action} "
                 f"({change.from_value!r} -> {change.to_value!r})")
         if state != "done":
@@ -656,16 +782,8 @@ class NotebookRun:
     def _move_slider(self, k, box, ctrl, label):
         handles = ctrl.locator(".noUi-handle[role=slider]")
         readout = ctrl.locator(".widget-readout")
-        # interactive() shows a SelectionSlider's value in a Label beside it instead
-        own_label = ctrl.locator("xpath=following-sibling::*[contains(@class, 'live-figure-readout')]")
-
-        def value() -> str:
-            if readout.count() and readout.first.is_visible():
-                return readout.first.text_content().strip()
-            if own_label.count():
-                return own_label.first.text_content().strip()
-            return ",".join((handles.nth(j).get_attribute("aria-valuetext") or "")
-                            for j in range(handles.count()))
+        # the readout, or the Label interactive() puts beside a SelectionSlider instead
+        value = ValueReader(self.page, ctrl, SLIDER_VALUE_JS)
 
         if readout.count() == 1 and readout.first.is_visible() and not self._readout_takes_typing(ctrl):
             c = self._change(k, "slider", label, "look at the readout", value())
@@ -681,8 +799,8 @@ class NotebookRun:
             hi = float(h.get_attribute("aria-valuemax"))
             key = "ArrowLeft" if now >= hi else "ArrowRight"
             c = self._change(k, "slider", label, f"keyboard {key} on handle", value())
-            h.focus()
-            yield self._measure(k, box, c, lambda h=h, key=key: h.press(key), value=value)
+            yield self._measure(k, box, c, lambda h=h, key=key: h.press(key),
+                                prepare=lambda h=h: self._focus(h), value=value)
         if handles.count() != 1 or value() == original:
             return
         h = handles.first
@@ -693,8 +811,10 @@ class NotebookRun:
 
             def prepare():
                 r.click()
+                _expect()(r).to_be_focused(timeout=CONTROL_MS)
                 self.page.keyboard.press("ControlOrMeta+a")
                 self.page.keyboard.type(original)
+                _expect()(r).to_have_text(original, timeout=CONTROL_MS)  # replaced, not appended
 
             yield self._measure(k, box, c, lambda: self.page.keyboard.press("Enter"),
                                 prepare=prepare, value=value)
@@ -704,7 +824,14 @@ class NotebookRun:
             at_min = float(h.get_attribute("aria-valuenow")) <= float(h.get_attribute("aria-valuemin"))
             key = "End" if at_min else "Home"
             c = self._change(k, "slider", label, f"keyboard {key} on handle", value())
-            yield self._measure(k, box, c, lambda: h.press(key), value=value)
+            yield self._measure(k, box, c, lambda: h.press(key), prepare=lambda: self._focus(h),
+                                value=value)
+
+    @staticmethod
+    def _focus(el) -> None:
+        """Focus a control and see it focused, so that the next key goes to it."""
+        el.focus()
+        _expect()(el).to_be_focused(timeout=CONTROL_MS)
 
     def _readout_takes_typing(self, ctrl) -> bool:
         """Int/FloatSlider views listen for keydown (Enter) on their readout; SelectionSlider does not.
@@ -734,8 +861,7 @@ class NotebookRun:
             return
         target = current + 1 if current + 1 < len(options) else current - 1
 
-        def value() -> str:
-            return sel.evaluate("s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].textContent : ''")
+        value = ValueReader(self.page, sel, SELECT_VALUE_JS)
 
         c = self._change(k, kind, label, f"select option {options[target][1]!r}", value())
         yield self._measure(k, box, c, lambda: sel.select_option(value=options[target][0]),
@@ -756,9 +882,7 @@ class NotebookRun:
             return
         target = (active[0] + 1) % n if active else 0
 
-        def value() -> str:
-            return ",".join(texts[j] for j in range(n)
-                            if "mod-active" in (buttons.nth(j).get_attribute("class") or ""))
+        value = ValueReader(self.page, ctrl, TOGGLE_BUTTONS_VALUE_JS)
 
         c = self._change(k, "toggle-buttons", label, f"click {texts[target]!r}", value())
         yield self._measure(k, box, c, lambda: buttons.nth(target).click(), value=value)
@@ -772,9 +896,7 @@ class NotebookRun:
         target = (current[0] + 1) % n if current else 0
         labels = ctrl.locator("label:has(input[type=radio])")
 
-        def value() -> str:
-            return ",".join(labels.nth(j).text_content().strip() for j in range(n)
-                            if radios.nth(j).is_checked())
+        value = ValueReader(self.page, ctrl, RADIO_VALUE_JS)
 
         c = self._change(k, "radio", label, f"click {labels.nth(target).text_content().strip()!r}",
                          value())
@@ -783,22 +905,20 @@ class NotebookRun:
     def _move_checkbox(self, k, box, ctrl, label):
         cb = ctrl.locator("input[type=checkbox]").first
 
-        def value() -> str:
-            return str(cb.is_checked())
+        value = ValueReader(self.page, cb, CHECKBOX_VALUE_JS)
 
         c = self._change(k, "checkbox", label, "click", value())
         yield self._measure(k, box, c, lambda: cb.click(), value=value)
 
     def _move_toggle_button(self, k, box, ctrl, label):
-        def value() -> str:
-            return str("mod-active" in (ctrl.get_attribute("class") or ""))
-
+        value = ValueReader(self.page, ctrl, TOGGLE_BUTTON_VALUE_JS)
         c = self._change(k, "toggle-button", label, "click", value())
         yield self._measure(k, box, c, lambda: ctrl.click(), value=value)
 
     def _move_text(self, k, box, ctrl, label):
         field_ = ctrl.locator("input, textarea").first
-        current = field_.input_value()
+        value = ValueReader(self.page, field_, TEXT_VALUE_JS)
+        current = value()
         try:
             num = float(current)
         except ValueError:
@@ -809,5 +929,8 @@ class NotebookRun:
             target_num = num - step if hi is not None and num + step > float(hi) else num + step
             target = str(int(target_num)) if target_num.is_integer() and "." not in current else str(target_num)
         c = self._change(k, "text", label, f"type {target!r} + Enter", current)
-        yield self._measure(k, box, c, lambda: field_.press("Enter"),
-                            prepare=lambda: field_.fill(target), value=lambda: field_.input_value())
+        def prepare():
+            field_.fill(target)
+            _expect()(field_).to_have_value(target, timeout=CONTROL_MS)
+
+        yield self._measure(k, box, c, lambda: field_.press("Enter"), prepare=prepare, value=value)

@@ -26,6 +26,7 @@ other notebooks (default: notebooks/).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import platform
@@ -43,6 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = Path(os.environ.get("BROWSER_TEST_NOTEBOOKS", ROOT / "notebooks")).resolve()
 ARTIFACTS = ROOT / "artifacts" / "browser"
 NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
+# Under pytest-xdist: the same id in every worker of one run, and this worker's name.
+XDIST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 
 pytestmark = pytest.mark.browser
 
@@ -66,24 +70,47 @@ class _LatencyReport:
         self.lines: list[str] = []
 
     def write(self) -> Path | None:
+        """Write latency.json; under pytest-xdist, merged with what other workers of this run wrote.
+
+        With --dist load / loadgroup the notebooks may be spread over workers, each with its
+        own module fixtures: without the merge the last one to finish would overwrite the
+        others' rows. A lock file serialises the workers; the file is replaced atomically, so
+        scripts/bench.py never reads half of it.
+        """
         if not self.rows:
             return None
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / "latency.json"
-        path.write_text(json.dumps({**self.meta, "notebooks": self.notebooks, "changes": self.rows}, indent=2,
-                                   ensure_ascii=False) + "\n", encoding="utf-8")
+        data = {**self.meta, "notebooks": dict(self.notebooks), "changes": list(self.rows)}
+        with open(ARTIFACTS / ".latency.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if XDIST_RUN:
+                data["xdist_run"] = XDIST_RUN
+                try:
+                    old = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    old = {}
+                if old.get("xdist_run") == XDIST_RUN:   # another worker of this run: keep its rows
+                    data["notebooks"] = {**old["notebooks"], **data["notebooks"]}
+                    mine = set(self.notebooks)
+                    data["changes"] = sorted(
+                        [r for r in old["changes"] if r["notebook"] not in mine] + data["changes"],
+                        key=lambda r: r["notebook"])   # stable: each notebook's order is kept
+            tmp = path.with_name(f".latency.{os.getpid()}.json")
+            tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            os.replace(tmp, path)
         self.lines = [f"control change -> updated text and image (ms), written to "
                       f"{path.relative_to(ROOT)}:",
                       f"{'notebook':34} {'control':18} {'from -> to':26} {'ms':>8} {'text':>7} {'image':>7}"]
         def num(x):
             return "-" if x is None else f"{x:.0f}"
 
-        for r in self.rows:
+        for r in data["changes"]:
             ft = f"{r['from']} -> {r['to']}"
             ms = "FAILED" if r["ms"] is None else num(r["ms"])
             self.lines.append(f"{Path(r['notebook']).stem[:34]:34} {r['control'][:18]:18} "
                               f"{ft[:26]:26} {ms:>8} {num(r['text_ms']):>7} {num(r['image_ms']):>7}")
-        ok = sorted(r["ms"] for r in self.rows if r["ms"] is not None)
+        ok = sorted(r["ms"] for r in data["changes"] if r["ms"] is not None)
         if ok:
             self.lines.append(f"{len(ok)} changes: median {ok[len(ok) // 2]:.0f} ms, "
                               f"max {ok[-1]:.0f} ms")
@@ -119,8 +146,9 @@ def lab_server():
     finally:
         server.stop()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        if server.log_path.exists():
-            shutil.copy(server.log_path, ARTIFACTS / "jupyter-server.log")
+        if server.log_path.exists():   # one per xdist worker: each has its own server
+            log_name = f"jupyter-server-{XDIST_WORKER}.log" if XDIST_WORKER else "jupyter-server.log"
+            shutil.copy(server.log_path, ARTIFACTS / log_name)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -1,6 +1,9 @@
 """The shared self-checks and the registry of named mistakes: each classic mistake fed in must be named."""
 
+import ast
 import re
+import string
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +11,7 @@ import pytest
 import attention_core as ac
 from course import checks
 
+ROOT = Path(__file__).resolve().parent.parent
 rng = np.random.default_rng(7)
 Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
 Qs, Ks, Vs = rng.normal(size=(4, 8)), rng.normal(size=(4, 8)), rng.normal(size=(4, 2))
@@ -45,28 +49,21 @@ def test_weight_mistakes_are_named(key, wrong):
 
 
 @pytest.mark.parametrize("key, wrong", [
+    # zeroing the blocked values per query gives the same output as zeroing the weights after
+    # the softmax: check_attention names it the V-masking bug, the one the curriculum names
+    # (check_weights tells the two apart: test_mask_after_softmax_is_named_for_weights)
     ("mask_on_values", lambda: (ac.softmax(S() / np.sqrt(D_K)) * np.isfinite(MASK)) @ Vs),
-    ("mask_after_softmax", lambda: (ac.softmax(S() / np.sqrt(D_K)) * np.isfinite(MASK)) @ Vs),
     ("mask_missing", lambda: ac.softmax(S() / np.sqrt(D_K)) @ Vs),
     ("no_scaling", lambda: ac.softmax(S() + MASK) @ Vs),
 ])
 def test_masked_output_mistakes_are_named(key, wrong):
     v = checks.check_attention(wrong(), Qs, Ks, Vs, MASK)
-    # zeroing V per query and zeroing weights after softmax give the same numbers:
-    # both are reported as the V-masking bug, the one the curriculum names
-    expected = "mask_on_values" if key == "mask_after_softmax" else key
-    assert v.mistake == expected, v.message
+    assert v.mistake == key, v.message
 
 
 def test_mask_after_softmax_is_named_for_weights():
     wrong = ac.softmax(S() / np.sqrt(D_K)) * np.isfinite(MASK)
     assert checks.check_weights(wrong, Qs, Ks, MASK).mistake == "mask_after_softmax"
-
-
-def test_scores_checks():
-    assert checks.check_scores(S(), Qs, Ks).ok
-    assert checks.check_scores(S().T, Qs, Ks).mistake == "transposed_scores"
-    assert checks.check_scores(S() / np.sqrt(D_K), Qs, Ks).mistake == "scaled_too_early"
 
 
 # --- tolerances and messages --------------------------------------------------
@@ -111,7 +108,7 @@ def test_correct_message_quotes_a_number_and_keeps_an_array_shape():
 
 
 def test_a_mistake_within_tolerance_of_the_right_answer_is_never_named():
-    v = checks.check_value(0.5 + 1.5e-4, 0.5, "x", {"near": (0.5 + 5e-5, "label", "why")}, atol=1e-4)
+    v = checks.check_value(0.5 + 1.5e-4, 0.5, "x", {"no_scaling": 0.5 + 5e-5}, atol=1e-4)
     assert v.status == checks.WRONG and v.mistake is None, v.message
 
 
@@ -135,3 +132,42 @@ def test_transposed_scores_are_named_for_non_square_weights():
 def test_transposed_scores_are_named_for_square_attention():
     wrong = ac.softmax(S().T / np.sqrt(D_K)) @ Vs
     assert checks.check_attention(wrong, Qs, Ks, Vs).mistake == "transposed_scores"
+
+
+# --- the registry -------------------------------------------------------------
+
+def test_the_registry_is_read_only():
+    with pytest.raises(TypeError):
+        checks.MISTAKES["new_mistake"] = checks.Mistake("00", "label", "why")  # type: ignore[index]
+
+
+def test_every_registered_mistake_belongs_to_a_notebook_and_reads_as_a_sentence():
+    notebooks = {p.name[:2] for p in ROOT.joinpath("notebooks").glob("[0-9][0-9]_*.ipynb")}
+    for key, m in checks.MISTAKES.items():
+        assert m.notebook in notebooks, f"{key}: notebook {m.notebook!r} does not exist"
+        assert m.label and m.why.rstrip().endswith((".", ")")), f"{key}: {m.why!r}"
+        fields = {f for text in (m.label, m.why) for _, f, _, _ in string.Formatter().parse(text) if f}
+        checks.named(key, **{f: 1 for f in fields})  # every template fills without error
+
+
+def _mistake_keys_named_in(path):
+    """Keys a companion names: Verdict(MISTAKE, ..., "key") and named("key", ...) with a literal."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = getattr(node.func, "id", getattr(node.func, "attr", None))
+        args = node.args
+        if func == "Verdict" and len(args) >= 3 and getattr(args[0], "id", None) == "MISTAKE":
+            key = args[2]
+        elif func == "named" and args:
+            key = args[0]
+        else:
+            continue
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            yield key.value
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.joinpath("course").glob("*.py")), ids=lambda p: p.name)
+def test_every_mistake_a_check_names_is_registered(path):
+    missing = sorted(set(_mistake_keys_named_in(path)) - set(checks.MISTAKES))
+    assert not missing, f"{path.name} names mistakes that are not in checks.MISTAKES: {missing}"
