@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """One entry point for the course: set up, open, test, regenerate, benchmark.
 
-    python3 dev.py lab          # create .venv if needed, open JupyterLab on the course
-    python3 dev.py test         # create .venv if needed, run every test and notebook
+    python3 dev.py lab          # create .venv with the course if needed, open JupyterLab
+    python3 dev.py test         # .venv with the course and the test tooling, run every test
     python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
     python3 dev.py bench        # performance benchmarks (not part of `test`)
 
@@ -25,6 +25,7 @@ VENV = ROOT / ".venv"
 PY = VENV / "bin" / "python"
 STAMP = VENV / ".installed-requirements"
 NOTEBOOKS = ROOT / "notebooks"
+REQUIREMENTS = ("requirements.txt", "requirements-test.txt")
 
 # Same environment for the test run, the kernels it starts and regeneration:
 # deterministic hashing and time zone (kernels keep their inline plot backend).
@@ -34,27 +35,36 @@ DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "TZ": "UTC",
 
 def _requirements_hash() -> str:
     h = hashlib.sha256()
-    for name in ("requirements.txt", "pyproject.toml"):
+    for name in (*REQUIREMENTS, "pyproject.toml"):
         h.update((ROOT / name).read_bytes())
     return h.hexdigest()
 
 
-def ensure_env() -> None:
-    """Create .venv and install requirements.txt plus the repo (editable), once per change."""
+def _read_stamp(stamp: Path) -> dict:
+    """What was installed last: {"hash": ..., "test": bool}; {} if unknown (or an older stamp)."""
+    try:
+        return json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def ensure_env(test: bool = True) -> None:
+    """Create .venv and install the repo (editable) with its dependencies, once per change of
+    the requirement files. test=False (dev.py lab): only the course, no test tooling."""
     if sys.version_info < (3, 11):
         sys.exit(f"Python 3.11 or newer is needed, this is {sys.version.split()[0]}")
     if not PY.exists():
         print(f"Creating {VENV} ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     want = _requirements_hash()
-    if STAMP.exists() and STAMP.read_text() == want:
+    have = _read_stamp(STAMP)
+    if have.get("hash") == want and (have.get("test") or not test):
         return
-    print("Installing requirements into .venv (first run takes a few minutes) ...", flush=True)
-    subprocess.run([PY, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements.txt"],
-                   check=True)
-    subprocess.run([PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ROOT], check=True)
+    target = f"{ROOT}[test]" if test else str(ROOT)
+    print("Installing into .venv (first run takes a few minutes) ...", flush=True)
+    subprocess.run([PY, "-m", "pip", "install", "--quiet", "-e", target], check=True)
     _quiet_jupyterlab()
-    STAMP.write_text(want)
+    STAMP.write_text(json.dumps({"hash": want, "test": test}))
 
 
 def _quiet_jupyterlab() -> None:
@@ -73,7 +83,7 @@ def _env() -> dict:
 
 
 def cmd_lab(args: list[str]) -> int:
-    ensure_env()
+    ensure_env(test=False)
     # Jupyter makes a random token and prints the URL that carries it; never disable it.
     print("Starting JupyterLab on 127.0.0.1; open the http://127.0.0.1:...?token=... URL it "
           "prints. Stop it with Ctrl+C.", flush=True)
@@ -110,7 +120,7 @@ def cmd_bench(args: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
-                "bench": cmd_bench, "setup": lambda a: ensure_env() or 0}
+                "bench": cmd_bench, "setup": lambda a: ensure_env(test=True) or 0}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -1,0 +1,44 @@
+"""dev.py and the requirement files: honest version ranges, each dependency declared once."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import dev
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _requirements():
+    for name in dev.REQUIREMENTS:
+        for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                yield name, line
+
+
+@pytest.mark.parametrize("name, line", list(_requirements()), ids=lambda x: x)
+def test_every_range_stays_within_one_major(name, line):
+    """`>=X.Y,<X+1` (for 0.x: `>=0.Y,<0.Y+1`), or an exact pin; nothing that spans two majors."""
+    if re.fullmatch(r"[A-Za-z0-9._-]+==[0-9][0-9.]*", line):
+        return
+    m = re.fullmatch(r"[A-Za-z0-9._-]+>=(\d+)\.(\d+)(?:\.\d+)?,<(\d+)(?:\.(\d+))?", line)
+    assert m, f"{name}: {line!r} is not `name>=X.Y,<X+1`"
+    major, minor, upper_major, upper_minor = m.groups()
+    if major == "0":
+        assert (upper_major, upper_minor) == ("0", str(int(minor) + 1)), f"{name}: {line!r}"
+    else:
+        assert upper_major == str(int(major) + 1) and upper_minor is None, f"{name}: {line!r}"
+
+
+def test_each_dependency_is_declared_once():
+    """pyproject.toml reads its dependencies from the requirement files instead of a copy."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "dependencies" not in project["project"]
+    dynamic = project["tool"]["setuptools"]["dynamic"]
+    assert dynamic["dependencies"] == {"file": ["requirements.txt"]}
+    assert dynamic["optional-dependencies"]["test"] == {"file": ["requirements-test.txt"]}
+    names = [re.match(r"[A-Za-z0-9._-]+", line).group(0).lower() for _, line in _requirements()]
+    assert len(names) == len(set(names)), f"a package is listed twice: {sorted(names)}"
