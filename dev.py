@@ -6,7 +6,8 @@
     python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
     python3 dev.py bench        # performance benchmarks (not part of `test`)
 
-Only the standard library is used here, so it runs on a fresh Python 3.11+.
+Only the standard library is used here, so it runs on a fresh Python 3.11+ (Linux, macOS or
+Windows).
 Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
 """
 
@@ -22,7 +23,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
-PY = VENV / "bin" / "python"
 STAMP = VENV / ".installed-requirements"
 NOTEBOOKS = ROOT / "notebooks"
 REQUIREMENTS = ("requirements.txt", "requirements-test.txt")
@@ -31,6 +31,20 @@ REQUIREMENTS = ("requirements.txt", "requirements-test.txt")
 # deterministic hashing and time zone (kernels keep their inline plot backend).
 DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "TZ": "UTC",
                      "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+
+
+def venv_bin(env_dir: Path) -> Path:
+    """The folder of a virtual environment's executables: Scripts on Windows, bin elsewhere
+    (the rule of the standard library's venv module)."""
+    return env_dir / ("Scripts" if sys.platform == "win32" else "bin")
+
+
+def venv_python(env_dir: Path) -> Path:
+    """The virtual environment's own interpreter."""
+    return venv_bin(env_dir) / ("python.exe" if sys.platform == "win32" else "python")
+
+
+PY = venv_python(VENV)
 
 
 def _requirements_hash() -> str:
@@ -78,7 +92,7 @@ def _quiet_jupyterlab() -> None:
 
 def _env() -> dict:
     env = dict(os.environ, **DETERMINISTIC_ENV)
-    env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{venv_bin(VENV)}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 

@@ -1,7 +1,9 @@
-"""dev.py and the requirement files: honest version ranges, each dependency declared once."""
+"""dev.py and the requirement files: the interpreter path on every OS, honest version ranges."""
 
 import re
+import sys
 import tomllib
+import venv
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,23 @@ import pytest
 import dev
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("platform, parts", [
+    ("linux", ("bin", "python")),
+    ("darwin", ("bin", "python")),
+    ("win32", ("Scripts", "python.exe")),
+])
+def test_venv_interpreter_path_per_platform(monkeypatch, platform, parts):
+    monkeypatch.setattr(sys, "platform", platform)
+    env = Path("some") / ".venv"
+    assert dev.venv_bin(env) == env / parts[0]
+    assert dev.venv_python(env) == env.joinpath(*parts)
+
+
+def test_venv_interpreter_path_matches_a_real_venv_here(tmp_path):
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "env")
+    assert dev.venv_python(tmp_path / "env").is_file()
 
 
 def _requirements():
