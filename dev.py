@@ -27,8 +27,9 @@ STAMP = VENV / ".installed-requirements"
 NOTEBOOKS = ROOT / "notebooks"
 REQUIREMENTS = ("requirements.txt", "requirements-test.txt")
 
-# Same environment for the test run, the kernels it starts and regeneration:
-# deterministic hashing and time zone (kernels keep their inline plot backend).
+# Same environment for the test run, the kernels it starts and regeneration: deterministic
+# hashing and time zone (kernels keep their inline plot backend). The root conftest.py sets the
+# same for a plain `pytest`, from this dict.
 DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "TZ": "UTC",
                      "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
 
@@ -109,14 +110,13 @@ def cmd_lab(args: list[str]) -> int:
 
 
 def cmd_test(args: list[str]) -> int:
+    """ruff, then pytest with the options of pyproject.toml (nbval): a plain `pytest` from the
+    repository root runs exactly the same."""
     ensure_env()
     lint = subprocess.call([PY, "-m", "ruff", "check", "--quiet", "."], cwd=ROOT, env=_env())
     if lint:
         print("ruff found problems (see above); fix them before the tests count.")
-    pytest_args = args or ["tests", "notebooks"]
-    code = subprocess.call([PY, "-m", "pytest", "--nbval", "--nbval-current-env",
-                            "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
-                            "-p", "no:cacheprovider", *pytest_args], cwd=ROOT, env=_env())
+    code = subprocess.call([PY, "-m", "pytest", *args], cwd=ROOT, env=_env())
     return code or lint
 
 
