@@ -110,8 +110,8 @@ def cmd_lab(args: list[str]) -> int:
 
 
 def cmd_test(args: list[str]) -> int:
-    """ruff, then pytest with the options of pyproject.toml (nbval): a plain `pytest` from the
-    repository root runs exactly the same."""
+    """ruff, then pytest with the options of pyproject.toml (nbval, xdist): a plain `pytest`
+    from the repository root runs exactly the same."""
     ensure_env()
     lint = subprocess.call([PY, "-m", "ruff", "check", "--quiet", "."], cwd=ROOT, env=_env())
     if lint:

@@ -55,7 +55,9 @@ def record(item, case, value, target, ok):
 # ---------------------------------------------------------------- 1. nbval vs floor
 
 def _nbval_seconds(paths: list[Path], cwd: Path) -> float:
-    cmd = [sys.executable, "-m", "pytest", "-q", "--nbval", "--nbval-current-env",
+    # The same options for the course and its floors: pyproject's addopts (which also run the
+    # notebooks in parallel) are replaced by nbval's flags alone, one process, one kernel at a time.
+    cmd = [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "--nbval", "--nbval-current-env",
            "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"),
            "-p", "no:cacheprovider", "-p", "no:randomly", *map(str, paths)]
     start = time.perf_counter()
@@ -171,8 +173,8 @@ def bench_widgets() -> None:
 
 def bench_browser(run: bool) -> None:
     print("3. browser-visible latency, control change to redrawn output (real-browser test)")
-    if run:
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    if run:  # -n 0: one process, so no other test competes with the measured latencies
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0",
                                str(ROOT / "tests" / "test_browser.py")], cwd=ROOT,
                               capture_output=True, text=True)
         if proc.returncode:
