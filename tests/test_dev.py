@@ -30,6 +30,13 @@ def test_venv_interpreter_path_matches_a_real_venv_here(tmp_path):
     assert dev.venv_python(tmp_path / "env").is_file()
 
 
+def test_lowest_pins_take_each_lower_bound():
+    text = "# comment\nnumpy>=2.0,<3   # why\n\nnbval>=0.11,<0.12\nruff==0.17.6\n"
+    assert dev.lowest_pins([text]) == ["numpy==2.0", "nbval==0.11", "ruff==0.17.6"]
+    with pytest.raises(SystemExit, match="no lower bound"):
+        dev.lowest_pins(["numpy<3\n"])
+
+
 def _requirements():
     for name in dev.REQUIREMENTS:
         for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
