@@ -1,0 +1,1 @@
+"""The course's figures, widgets and self-checks, one module per notebook."""
