@@ -616,6 +616,19 @@ class NotebookRun:
         state = self.page.wait_for_function(
             RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
             timeout=RUN_ALL_MS).json_value()
+        # JupyterLab stops Run All at the first error, even in a cell tagged raises-exception:
+        # go on from the first cell that did not run (Run > Run Selected Cell and All Below), as
+        # a learner does, so that the cells after an expected error are checked too.
+        for _ in range(sum(e.raises for e in self.expect)):
+            if state != "stopped":
+                break
+            self.page.locator(".jp-Notebook .jp-CodeCell").filter(
+                has=self.page.locator(".jp-InputArea-prompt", has_text=re.compile(r"^\[ \]:$"))
+            ).first.locator(".jp-InputArea-prompt").click()
+            self.menu("Run", "notebook:run-all-below")
+            state = self.page.wait_for_function(
+                RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
+                timeout=RUN_ALL_MS).json_value()
         self.timings["run_all_s"] = time.perf_counter() - t
         self.run_state = state
         assert state in {"done", "stopped"}, f"{self.name}: Run All did not finish: {state}"
