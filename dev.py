@@ -5,6 +5,7 @@
     python3 dev.py test         # create .venv if needed, run every test and notebook
     python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
     python3 dev.py bench        # performance benchmarks (not part of `test`)
+    python3 dev.py classroom    # instructor key (build/key/) and teacher's guide (docs/)
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+.
 Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
@@ -108,9 +109,15 @@ def cmd_bench(args: list[str]) -> int:
     return subprocess.call([PY, ROOT / "scripts" / "bench.py", *args], cwd=ROOT, env=_env())
 
 
+def cmd_classroom(args: list[str]) -> int:
+    ensure_env()
+    return subprocess.call([PY, ROOT / "scripts" / "classroom.py", *args], cwd=ROOT, env=_env())
+
+
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
-                "bench": cmd_bench, "setup": lambda a: ensure_env() or 0}
+                "bench": cmd_bench, "classroom": cmd_classroom,
+                "setup": lambda a: ensure_env() or 0}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
