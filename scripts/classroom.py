@@ -165,6 +165,7 @@ WIDGET_MINUTES = 5.0  # the widget demo, and the class trying it
 CHECK_MINUTES = 4.0  # a self-check question: try first, then maybe a hint
 ROUND_TO_MINUTES = 5  # a whole notebook's estimate is rounded up to this
 SESSIONS, SESSION_MINUTES, BREAK_MINUTES = 3, 90, 10
+SELF_STUDY = "self-study"  # teaching.session of a notebook left out of the three sessions
 FRAME = ("start", "Learning goals", "Setup", "Summary", "Next")  # always in class: the frame
 EXAMPLE = {  # fills the {placeholders} of checks.MISTAKES with one typical case
     "tie": " (here three books tie for the best score)", "count": 3, "i": 1, "dim": 3,
@@ -222,6 +223,8 @@ class Notebook:
         return ROUND_TO_MINUTES * math.ceil(sum(s.minutes for s in self.sections) / ROUND_TO_MINUTES)
 
     def in_class(self) -> list[Section]:
+        if self.teaching.get("session") == SELF_STUDY:
+            return []
         chosen = set(self.teaching.get("in_class", []))
         return [s for s in self.sections if s.frame or s.id in chosen]
 
@@ -320,9 +323,9 @@ def validate(books: list[Notebook]) -> None:
         if not isinstance(prereq, list) or any(p not in numbers or p >= b.number for p in prereq):
             problems.append(f"{name}: teaching.prerequisites must list earlier notebooks "
                             f"('00', '01', ...), got {prereq!r}")
-        if t.get("session") not in range(1, SESSIONS + 1):
-            problems.append(f"{name}: teaching.session must be 1..{SESSIONS}, got "
-                            f"{t.get('session')!r}")
+        if t.get("session") not in [*range(1, SESSIONS + 1), SELF_STUDY]:
+            problems.append(f"{name}: teaching.session must be 1..{SESSIONS} or "
+                            f"{SELF_STUDY!r}, got {t.get('session')!r}")
         ids = {s.id for s in b.sections if not s.frame}
         unknown = [i for i in t.get("in_class", []) if i not in ids]
         if unknown or not isinstance(t.get("in_class"), list):
@@ -331,7 +334,7 @@ def validate(books: list[Notebook]) -> None:
         widget = [s for s in b.sections if s.widgets]
         if widget and not str(t.get("demo", "")).strip():
             problems.append(f"{name}: teaching.demo (what to show with the widget) is missing")
-        if any(s not in b.in_class() for s in widget):
+        if t.get("session") != SELF_STUDY and any(s not in b.in_class() for s in widget):
             problems.append(f"{name}: the widget's section ({widget[0].label}) must be in class "
                             "(teaching.in_class): the demos are the point of the sessions")
         discussion = t.get("discussion")
@@ -415,6 +418,14 @@ def _plan(books: list[Notebook]) -> list[str]:
         out += ["", f"At home, {when} (about {home_minutes} min by the same rule):", ""]
         out += [f"- {b.short_title}: {_sections_text(secs)}" for b, secs in home if secs]
         out.append("")
+    extra = [b for b in books if b.teaching["session"] == SELF_STUDY]
+    if extra:
+        out += ["### Beyond the three sessions", "",
+                "For self-study, or a further session (minutes for the whole notebook):", ""]
+        out += [f"- {b.short_title} (about {b.minutes} min)"
+                + (f". Widget: {b.teaching['demo']}" if b.teaching.get("demo") else "")
+                for b in extra]
+        out.append("")
     return out
 
 
@@ -492,14 +503,14 @@ def guide_text() -> str:
     for b in books:
         t = b.teaching
         prereq = ", ".join(titles[p].link for p in t["prerequisites"]) or "nothing"
+        where = (f"in session {t['session']}: {b.class_minutes} min"
+                 if t["session"] != SELF_STUDY else "for self-study")
         out += [f"### {b.title}", "",
                 f"[{b.path.name}](../notebooks/{b.path.name}) · builds on {prereq} · run time "
-                f"{_seconds(b.run_time)} · class time about {b.minutes} min (in session "
-                f"{t['session']}: {b.class_minutes} min)", "",
+                f"{_seconds(b.run_time)} · class time about {b.minutes} min ({where})", "",
                 "**Learning goals** (from the notebook):", ""]
         out += [f"{i}. {goal}" for i, goal in enumerate(b.goals, 1)]
-        out += ["", "**Sections** (estimated minutes; in class in session "
-                f"{t['session']}, or at home):", "",
+        out += ["", "**Sections** (estimated minutes; in class or at home):", "",
                 "| Section | Minutes | Where |", "|---|---|---|"]
         chosen = b.in_class()
         out += [f"| {s.label if s.id != 'start' else 'Introduction'} | {s.minutes:.0f} | "

@@ -238,3 +238,13 @@ def test_a_session_that_does_not_fit_in_90_minutes_fails(tmp_path, monkeypatch):
           lambda nb: nb.metadata.teaching.__setitem__("in_class", every))
     with pytest.raises(classroom.GuideError, match=r"session 3 plans \d+ min of class time"):
         classroom.guide_text()
+
+
+def test_a_notebook_can_be_left_to_self_study(tmp_path, monkeypatch):
+    copy = _course_copy(tmp_path, monkeypatch)
+    _edit(copy / "09_cost_of_attention.ipynb",
+          lambda nb: nb.metadata.teaching.__setitem__("session", "self-study"))
+    guide = classroom.guide_text()
+    beyond = guide.split("### Beyond the three sessions", 1)[1].split("## Notebook by notebook")[0]
+    assert "- 09 The cost of attention (about " in beyond
+    assert "### Session 3: notebooks 07, 08\n" in guide
