@@ -248,3 +248,18 @@ def test_a_notebook_can_be_left_to_self_study(tmp_path, monkeypatch):
     beyond = guide.split("### Beyond the three sessions", 1)[1].split("## Notebook by notebook")[0]
     assert "- 09 The cost of attention (about " in beyond
     assert "### Session 3: notebooks 07, 08\n" in guide
+
+
+def test_regenerate_records_one_run_time_per_notebook(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("regenerate", ROOT / "scripts" / "regenerate.py")
+    regenerate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(regenerate)
+    monkeypatch.setattr(regenerate, "RUN_TIMES", tmp_path / "docs" / "run-times.json")
+    regenerate.record_run_time(Path("notebooks/04_masking.ipynb"), 3.14159, 0.5)
+    regenerate.record_run_time(Path("notebooks/05_multi_head_attention.ipynb"), 2.0, None)
+    regenerate.record_run_time(Path("notebooks/04_masking.ipynb"), 2.71828, 1.25)
+    times = json.loads((tmp_path / "docs" / "run-times.json").read_text(encoding="utf-8"))
+    assert sorted(times) == ["04_masking", "05_multi_head_attention"]
+    assert times["04_masking"]["seconds"] == 2.7 and times["04_masking"]["load_average"] == 1.2
+    assert times["05_multi_head_attention"]["load_average"] is None
+    assert "cores" in times["04_masking"]["machine"]
