@@ -5,6 +5,7 @@
     python3 dev.py test         # create .venv if needed, run every test and notebook
     python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
     python3 dev.py bench        # performance benchmarks (not part of `test`)
+    python3 dev.py site         # static HTML edition of the notebooks in build/site/
     python3 dev.py classroom    # instructor key (build/key/) and teacher's guide (docs/)
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+.
@@ -109,6 +110,49 @@ def cmd_bench(args: list[str]) -> int:
     return subprocess.call([PY, ROOT / "scripts" / "bench.py", *args], cwd=ROOT, env=_env())
 
 
+SITE_VENV = ROOT / ".venv-site"
+SITE_PY = SITE_VENV / "bin" / "python"
+SITE_STAMP = SITE_VENV / ".installed-requirements"
+SITE_FILES = ("requirements-site.txt", "site/package.json", "site/package-lock.json")
+
+
+def ensure_site_env() -> None:
+    """The static edition's tools, apart from .venv: Jupyter Book in .venv-site, MathJax from npm."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"Python 3.11 or newer is needed, this is {sys.version.split()[0]}")
+    h = hashlib.sha256()
+    for name in SITE_FILES:
+        h.update((ROOT / name).read_bytes())
+    want = h.hexdigest()
+    mathjax = ROOT / "site" / "node_modules" / "mathjax" / "package.json"
+    if SITE_PY.exists() and mathjax.exists() and SITE_STAMP.exists() \
+            and SITE_STAMP.read_text() == want:
+        return
+    import shutil
+
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("npm is needed for the static edition's MathJax (site/package.json): "
+                 "install Node.js and npm, e.g. `sudo apt-get install npm`")
+    if not SITE_PY.exists():
+        print(f"Creating {SITE_VENV} ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(SITE_VENV)
+    print("Installing the static edition's tools into .venv-site and site/node_modules ...",
+          flush=True)
+    subprocess.run([SITE_PY, "-m", "pip", "install", "--quiet", "-r",
+                    ROOT / "requirements-site.txt"], check=True)
+    subprocess.run([npm, "ci", "--prefix", ROOT / "site", "--no-audit", "--no-fund",
+                    "--loglevel=error"], check=True)
+    SITE_STAMP.write_text(want)
+
+
+def cmd_site(args: list[str]) -> int:
+    ensure_site_env()
+    if args == ["--setup"]:   # install only (.ci/run)
+        return 0
+    return subprocess.call([SITE_PY, ROOT / "site" / "build.py", *args], cwd=ROOT)
+
+
 def cmd_classroom(args: list[str]) -> int:
     ensure_env()
     return subprocess.call([PY, ROOT / "scripts" / "classroom.py", *args], cwd=ROOT, env=_env())
@@ -116,8 +160,8 @@ def cmd_classroom(args: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
-                "bench": cmd_bench, "classroom": cmd_classroom,
-                "setup": lambda a: ensure_env() or 0}
+                "bench": cmd_bench, "setup": lambda a: ensure_env() or 0,
+                "site": cmd_site, "classroom": cmd_classroom}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -512,6 +512,119 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "keeping the old maximum r",
         "the new running maximum is r' = max(r, max s); measure every term, old and new, "
         "against r' so no exp() can overflow."),
+    # --- 10 Learning to attend ---
+    "softmax_backward_diagonal_only": Mistake(
+        "10",
+        "only the diagonal of the Jacobian",
+        "p * dp keeps diag(p) and drops the - p^T p part: every weight depends on every input "
+        "through the shared denominator, so dx = p * (dp - sum_j p_j dp_j)."),
+    "softmax_backward_missing_p": Mistake(
+        "10",
+        "forgetting the factor p",
+        "the Jacobian entry is p_i (delta_ij - p_j): dx = p * (dp - sum_j p_j dp_j), with the "
+        "factor p in front; dp - sum_j p_j dp_j alone is missing it."),
+    "softmax_backward_wrong_axis": Mistake(
+        "10",
+        "the sum over the wrong axis",
+        "each row of weights is its own softmax (over the keys), so the sum p . dp runs along "
+        "the row, axis=-1, keepdims=True; summing down the columns mixes different queries."),
+    "softmax_backward_used_scores": Mistake(
+        "10",
+        "using the scores instead of the weights",
+        "the formula needs the softmax OUTPUT p (the weights), not its input x: "
+        "dx = p * (dp - sum_j p_j dp_j) with p = softmax(x)."),
+    "dQ_no_scale": Mistake(
+        "10",
+        "forgetting 1/sqrt(d_k) in the backward pass",
+        "the scores are Q K^T / sqrt(d_k), so the chain rule brings the same factor back: "
+        "dQ = dS K / sqrt(d_k)."),
+    "dQ_skips_softmax": Mistake(
+        "10",
+        "skipping the softmax",
+        "dA = dO V^T is the gradient of the weights A, not of the scores S; go through the "
+        "softmax first, dS = A * (dA - rowsum(A * dA)), then dQ = dS K / sqrt(d_k)."),
+    "dQ_is_dK": Mistake(
+        "10",
+        "the gradient of K instead of Q",
+        "dS^T Q / sqrt(d_k) is dK (one row per key); for the queries multiply dS, one row per "
+        "query, by K: dQ = dS K / sqrt(d_k)."),
+    "dQ_transposed_scores": Mistake(
+        "10",
+        "the transposed score gradient",
+        "dS has one row per query (n, m), like S; dQ = dS K / sqrt(d_k) uses it as it is, "
+        "without a transpose."),
+    "reversal_attends_itself": Mistake(
+        "10",
+        "a query that reads its own position",
+        "position i holds an output digit already written; the digit to predict next is in "
+        "the input part of the sequence, at the mirror position 2L - 1 - i."),
+    "reversal_off_by_one": Mistake(
+        "10",
+        "off by one: the digit already at position i",
+        "position i predicts the token at position i + 1, so it must read the digit that "
+        "comes next in the reversed output; 2L - i is where the digit at position i itself "
+        "came from. The answer is 2L - 1 - i."),
+    "reversal_copy": Mistake(
+        "10",
+        "the copying pattern",
+        "i - L is the key a copying task would read (the same order); reversing reads the "
+        "input from its end, key 2L - 1 - i."),
+    "reversal_previous_token": Mistake(
+        "10",
+        "the previous token",
+        "i - 1 is the previous position, the pattern of a 'previous token' head; the task "
+        "needs the mirror image in the input, 2L - 1 - i."),
+    # --- 11 Generating, and the KV cache ---
+    "cache_no_heads": Mistake(
+        "11",
+        "the cache without its head axis",
+        "every head has its own keys: the cache of one layer is (h, t, d_k), one (t, d_k) "
+        "block per head."),
+    "cache_transposed": Mistake(
+        "11",
+        "a transposed cache",
+        "keys are stored one row per position, as K is (m, d_k) in the forward pass: "
+        "(h, t, d_k), not (h, d_k, t)."),
+    "cache_off_by_one": Mistake(
+        "11",
+        "off by one",
+        "after t tokens have gone through the model the cache holds t keys: the prompt's and "
+        "every generated token's, including the newest one."),
+    "cache_d_model": Mistake(
+        "11",
+        "d_model instead of d_k",
+        "the cache stores keys after W_K and the split into heads: each is d_k wide, not "
+        "d_model."),
+    "cache_new_key_missing": Mistake(
+        "11",
+        "attending only to the older tokens",
+        "append the new token's key and value to the cache BEFORE the attention: a position "
+        "may attend to itself (the causal mask keeps the diagonal)."),
+    "cache_row_masked": Mistake(
+        "11",
+        "a causal mask on the single new row",
+        "the new query is the LAST position: it may see every cached key. causal_mask(t)[0] "
+        "is the mask of the FIRST position and hides all keys but one."),
+    "cache_no_scaling": Mistake(
+        "11",
+        "no 1/sqrt(d_k)",
+        "the cached step computes the same attention as the full pass: "
+        "softmax(q K^T / sqrt(d_k)) V."),
+    "recompute_count_last_step_only": Mistake(
+        "11",
+        "counting only the last step",
+        "without a cache EVERY step recomputes its whole prefix: step t compares t queries "
+        "with t keys, t^2 score entries, and the steps add up."),
+    "cache_count_quadratic": Mistake(
+        "11",
+        "the cost of a full recompute",
+        "with a cache only the new query is compared with the t cached keys: t score entries "
+        "at step t, not t^2."),
+    "count_off_by_one": Mistake(
+        "11",
+        "off by one in the sum",
+        "the steps run over t = 1, ..., T (the first token sees one key, the last sees T): "
+        "check the first and the last term of your sum."),
 })
 
 

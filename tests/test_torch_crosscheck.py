@@ -73,23 +73,77 @@ def test_layer_norm_matches_torch():
     assert np.allclose(ac.layer_norm(X, gamma, beta), ln(t(X)).detach().numpy(), atol=1e-12)
 
 
+def _random_norm(rng, d_model):
+    """gamma and beta far from (1, 0), so a swapped or missing norm cannot hide."""
+    return ac.LayerNormParams(gamma=rng.uniform(0.5, 2.0, d_model) * rng.choice([-1, 1], d_model),
+                              beta=rng.normal(size=d_model))
+
+
+def _random_ffn(rng, d_model, d_ff):
+    p = ac.init_ffn_params(d_model, d_ff, rng)
+    return ac.FFNParams(p.W_1, rng.normal(size=d_ff), p.W_2, rng.normal(size=d_model))
+
+
+def _copy_attention(torch_mha, a: ac.AttentionParams):
+    """torch stores weights as (out, in) for x @ W^T: ours transposed; no biases in ours."""
+    torch_mha.in_proj_weight.copy_(t(np.concatenate([a.W_Q, a.W_K, a.W_V], 1).T))
+    torch_mha.in_proj_bias.zero_()
+    torch_mha.out_proj.weight.copy_(t(a.W_O.T))
+    torch_mha.out_proj.bias.zero_()
+
+
+def _copy_ffn_and_norms(layer, ffn: ac.FFNParams, norms):
+    layer.linear1.weight.copy_(t(ffn.W_1.T))
+    layer.linear1.bias.copy_(t(ffn.b_1))
+    layer.linear2.weight.copy_(t(ffn.W_2.T))
+    layer.linear2.bias.copy_(t(ffn.b_2))
+    for k, norm in enumerate(norms, start=1):  # norm1, norm2 (, norm3 in the decoder)
+        torch_norm = getattr(layer, f"norm{k}")
+        torch_norm.weight.copy_(t(norm.gamma))
+        torch_norm.bias.copy_(t(norm.beta))
+
+
 def test_encoder_layer_matches_torch_post_norm():
     rng = np.random.default_rng(3)
     d_model, h, d_ff, n = 8, 2, 16, 5
     p = ac.init_encoder_layer(d_model, h, d_ff, rng)
+    p = ac.EncoderLayerParams(p.self_attn, _random_norm(rng, d_model), _random_ffn(rng, d_model, d_ff),
+                              _random_norm(rng, d_model))
     layer = torch.nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True,
-                                             norm_first=False, bias=True, dtype=torch.float64)
+                                             norm_first=False, bias=True, activation="relu",
+                                             dtype=torch.float64)
     with torch.no_grad():
-        a = p.self_attn
-        layer.self_attn.in_proj_weight.copy_(t(np.concatenate([a.W_Q, a.W_K, a.W_V], 1).T))
-        layer.self_attn.in_proj_bias.zero_()
-        layer.self_attn.out_proj.weight.copy_(t(a.W_O.T))
-        layer.self_attn.out_proj.bias.zero_()
-        layer.linear1.weight.copy_(t(p.ffn.W_1.T))
-        layer.linear1.bias.copy_(t(p.ffn.b_1))
-        layer.linear2.weight.copy_(t(p.ffn.W_2.T))
-        layer.linear2.bias.copy_(t(p.ffn.b_2))
+        _copy_attention(layer.self_attn, p.self_attn)
+        _copy_ffn_and_norms(layer, p.ffn, (p.norm1, p.norm2))
     layer.eval()
-    X = rng.normal(size=(1, n, d_model))
-    ref = layer(t(X)).detach().numpy()
-    assert np.allclose(ac.encoder_layer(X, p), ref, atol=1e-10)
+    X = rng.normal(size=(2, n, d_model))
+    mask = ac.padding_mask([5, 3], n)  # (batch, 1, n): the second sequence has 3 real tokens
+    ref = layer(t(X), src_key_padding_mask=t(mask[:, 0])).detach().numpy()  # float: added
+    assert np.allclose(ac.encoder_layer(X, p, mask), ref, atol=1e-10)
+    assert np.allclose(ac.encoder_layer(X[:1], p), layer(t(X[:1])).detach().numpy(), atol=1e-10)
+
+
+def test_decoder_layer_matches_torch_post_norm():
+    rng = np.random.default_rng(4)
+    d_model, h, d_ff, n, m = 8, 2, 16, 4, 6
+    p = ac.init_decoder_layer(d_model, h, d_ff, rng)
+    p = ac.DecoderLayerParams(p.self_attn, _random_norm(rng, d_model), p.cross_attn,
+                              _random_norm(rng, d_model), _random_ffn(rng, d_model, d_ff),
+                              _random_norm(rng, d_model))
+    layer = torch.nn.TransformerDecoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True,
+                                             norm_first=False, bias=True, activation="relu",
+                                             dtype=torch.float64)
+    with torch.no_grad():
+        _copy_attention(layer.self_attn, p.self_attn)
+        _copy_attention(layer.multihead_attn, p.cross_attn)  # cross-attention
+        _copy_ffn_and_norms(layer, p.ffn, (p.norm1, p.norm2, p.norm3))
+    layer.eval()
+    Y, memory = rng.normal(size=(2, n, d_model)), rng.normal(size=(2, m, d_model))
+    cross_mask = ac.padding_mask([6, 2], m)  # (batch, 1, m): source padding
+    out, self_w, cross_w = ac.decoder_layer(Y, memory, p, cross_mask=cross_mask,
+                                            return_weights=True)
+    ref = layer(t(Y), t(memory), tgt_mask=t(ac.causal_mask(n)),
+                memory_key_padding_mask=t(cross_mask[:, 0])).detach().numpy()  # float: added
+    assert np.allclose(out, ref, atol=1e-10)
+    assert np.all(self_w[..., np.triu_indices(n, 1)[0], np.triu_indices(n, 1)[1]] == 0)
+    assert np.all(cross_w[1, :, :, 2:] == 0)

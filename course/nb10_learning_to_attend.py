@@ -1,0 +1,256 @@
+"""Notebook 10, Learning to attend: its figures, live figure and self-checks.
+
+The lesson itself (the task, the training loop, the experiment) is in
+notebooks/10_learning_to_attend.ipynb; this module holds what a learner may skip (drawing,
+widget wiring, the checks' diagnoses). Its tests are in tests/test_nb10_learning_to_attend.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    check_value,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
+from course.live import LiveFigure
+
+# The columns of a training log, as the notebook's train() records them, one row per step.
+LOG_COLUMNS = ("loss", "accuracy", "dscores_norm", "entropy")
+
+# --- figures and live figure ----------------------------------------------------
+
+
+def reversal_cells(L: int) -> list[tuple[int, int]]:
+    """(query i, key j) of the pattern reversal needs: output position i reads input 2L - 1 - i."""
+    return [(i, 2 * L - 1 - i) for i in range(L, 2 * L)]
+
+
+def pattern_score(weights, L: int) -> dict:
+    """How much of the reversal pattern an (n, n) weight matrix shows, on its L output rows.
+
+    Returns {"hits": rows whose largest weight is on the key the task needs, "rows": L,
+    "weight": the mean weight on that key}.
+    """
+    weights = np.asarray(weights, dtype=float)
+    rows, keys = np.array(reversal_cells(L)).T
+    return {"hits": int(np.sum(weights[rows].argmax(axis=-1) == keys)), "rows": L,
+            "weight": float(weights[rows, keys].mean())}
+
+
+def _outline_cells(ax, cells, color="tab:red"):
+    patches = [Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=1.6, zorder=3)
+               for i, j in cells]
+    for patch in patches:
+        ax.add_patch(patch)
+    return patches
+
+
+def _map_axes(ax, labels, L):
+    n = len(labels)
+    im = ax.imshow(np.zeros((n, n)), cmap="Blues", vmin=0.0, vmax=1.0, interpolation="none")
+    ax.set_xticks(range(n), labels)
+    ax.set_yticks(range(n), labels)
+    ax.set_xlabel("key position j (its token)")
+    ax.set_ylabel("query position i (its token)")
+    ax.axhline(L - 0.5, color="0.5", lw=0.8, ls=":")  # above: the prompt; below: the output rows
+    return im
+
+
+def plot_training_curves(log):
+    """Loss (log scale) and accuracy per training step; log has the columns LOG_COLUMNS."""
+    log = np.asarray(log, dtype=float)
+    steps = np.arange(len(log))
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
+    ax_loss.plot(steps, log[:, 0], color="tab:blue")
+    ax_loss.set_yscale("log")
+    ax_loss.axhline(np.log(8), color="0.5", ls=":", label="ln 8: guessing one of 8 digits")
+    ax_loss.set_ylabel("cross-entropy loss [nats]")
+    ax_loss.set_title("loss on each new batch")
+    ax_acc.plot(steps, log[:, 1], color="tab:green")
+    ax_acc.axhline(1 / 8, color="0.5", ls=":", label="1/8: guessing")
+    ax_acc.set_ylim(0, 1.05)
+    ax_acc.set_ylabel("accuracy of the next digit")
+    ax_acc.set_title("accuracy on each new batch")
+    for ax in (ax_loss, ax_acc):
+        ax.set_xlabel("training step")
+        ax.legend(fontsize=9)
+        ax.grid(alpha=0.3)
+    fig.suptitle("Training the one-layer model to reverse 6 digits (every batch is new data)")
+    return fig
+
+
+def plot_attention_map(weights, labels, L: int, title: str = "learned attention weights"):
+    """The (n, n) weights of one sequence, the cells the task needs outlined in red."""
+    fig, ax = plt.subplots(figsize=(6.2, 5.4), layout="constrained")
+    im = _map_axes(ax, labels, L)
+    im.set_array(np.asarray(weights, dtype=float))
+    _outline_cells(ax, reversal_cells(L))
+    ax.set_title(f"{title}\n(red: the key each output position needs)")
+    fig.colorbar(im, ax=ax, shrink=0.8, label="attention weight (注意重み)")
+    return fig
+
+
+def plot_snapshots(maps: dict, log, labels, L: int, steps=(0, 20, 40, 150)):
+    """Small multiples: the attention map of one sequence at a few training steps."""
+    log = np.asarray(log, dtype=float)
+    fig, axes = plt.subplots(1, len(steps), figsize=(3.4 * len(steps), 4.9), layout="constrained",
+                             sharey=True)
+    for ax, step in zip(axes, steps, strict=True):
+        im = _map_axes(ax, labels, L)
+        im.set_array(np.asarray(maps[step], dtype=float))
+        _outline_cells(ax, reversal_cells(L))
+        score = pattern_score(maps[step], L)
+        ax.set_title(f"step {step}: loss {log[step, 0]:.2g}\n{score['hits']} of {L} rows on the "
+                     "red key", fontsize=10)
+        ax.tick_params(labelsize=8)
+        ax.label_outer()
+    fig.suptitle("The reversal pattern forming during training (red: the key each output "
+                 "position needs)")
+    return fig
+
+
+def plot_width_experiment(results: dict, widths):
+    """Seed 000's experiment: loss, ||dL/dS|| and attention entropy per step, for every width.
+
+    results : {(d_k, scaled): log} with the columns LOG_COLUMNS; solid = scaled, dashed = not.
+    """
+    fig, axes = plt.subplots(1, 3, figsize=(13.5, 3.9), layout="constrained")
+    colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(widths)))
+    titles = ("loss [nats]", r"$\|\partial L / \partial S\|_F$ at the softmax input (mean of 5 steps)",
+              "attention entropy, output rows [nats]")
+    for color, d_k in zip(colors, widths, strict=True):
+        for scaled, ls in ((True, "-"), (False, "--")):
+            log = np.asarray(results[d_k, scaled], dtype=float)
+            label = f"d_k = {d_k}, " + ("scaled" if scaled else "no 1/sqrt(d_k)")
+            grad = np.convolve(log[:, 2], np.ones(5) / 5, mode="valid")  # mean over 5 steps
+            axes[0].plot(log[:, 0], ls=ls, color=color, label=label, lw=1.4)
+            axes[1].plot(np.arange(2, 2 + len(grad)), grad, ls=ls, color=color, lw=1.4)
+            axes[2].plot(log[:, 3], ls=ls, color=color, lw=1.4)
+    axes[0].set_yscale("log")
+    axes[1].set_yscale("log")
+    axes[1].set_ylim(1e-7, 1)
+    for ax, title in zip(axes, titles, strict=True):
+        ax.set_title(title)
+        ax.set_xlabel("training step")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Same model, data and Adam at several widths d_k: solid with 1/sqrt(d_k), "
+                 "dashed without")
+    return fig
+
+
+class LiveTraining(LiveFigure):
+    """A slider over training steps: the attention map of one sequence then, and the loss curve."""
+
+    figsize = (10.5, 4.2)
+
+    def __init__(self, maps: dict, log, labels, L: int):
+        self.maps = {int(k): np.asarray(v, dtype=float) for k, v in maps.items()}  # step -> (n, n)
+        self.log = np.asarray(log, dtype=float)
+        self.labels, self.L = list(labels), int(L)
+        super().__init__()
+
+    def setup(self) -> None:
+        ax_map, ax_loss = self.fig.subplots(1, 2, width_ratios=(1, 1.15))
+        self.im = _map_axes(ax_map, self.labels, self.L)
+        self.outlines = _outline_cells(ax_map, reversal_cells(self.L))  # drawn over the image
+        steps = np.arange(len(self.log))
+        ax_loss.plot(steps, self.log[:, 0], color="tab:blue", label="loss")
+        ax_loss.set_yscale("log")
+        ax_loss.set_xlabel("training step")
+        ax_loss.set_ylabel("cross-entropy loss [nats]")
+        ax_loss.grid(alpha=0.3)
+        self.marker, = ax_loss.plot([0], [self.log[0, 0]], "o", color="tab:red", zorder=5)
+        self.vline = ax_loss.axvline(0, color="tab:red", lw=1, zorder=4)
+        self.title_map = ax_map.set_title("step 000, 0 of 6 rows on the red key", fontsize=10)
+        self.title_loss = ax_loss.set_title("loss 0.000, accuracy 0.00", fontsize=10)
+        self.blit([self.im, *self.outlines, self.marker, self.vline, self.title_map,
+                   self.title_loss])
+
+    def update(self, step: int = 0) -> str:
+        step = int(step)
+        if step not in self.maps:
+            raise ValueError(f"step must be one of the snapshots {sorted(self.maps)}, got {step}")
+        W = self.maps[step]
+        self.im.set_array(W)
+        loss, acc = self.log[step, 0], self.log[step, 1]
+        self.marker.set_data([step], [loss])
+        self.vline.set_xdata([step, step])
+        score = pattern_score(W, self.L)
+        self.title_map.set_text(f"step {step}, {score['hits']} of {self.L} rows on the red key")
+        self.title_loss.set_text(f"loss {loss:.3g}, accuracy {acc:.2f}")
+        return (f"step {step}: loss {loss:.3g}, accuracy {acc:.2f} on that step's batch\n"
+                f"output rows whose largest weight is on the key the task needs: "
+                f"{score['hits']} of {self.L}\n"
+                f"mean weight on that key: {score['weight']:.2f}")
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_softmax_backward(answer, x, dp) -> Verdict:
+    """Check dL/dx = p * (dp - rowsum(p * dp)) for p = softmax(x) over each row of x (n, m)."""
+    x, dp = np.asarray(x, dtype=float), np.asarray(dp, dtype=float)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)  # (n, m), rows sum to 1
+    mistakes = {
+        "softmax_backward_diagonal_only": p * dp,
+        "softmax_backward_missing_p": dp - np.sum(p * dp, axis=-1, keepdims=True),
+        "softmax_backward_wrong_axis": p * (dp - np.sum(p * dp, axis=0, keepdims=True)),
+        "softmax_backward_used_scores": x * (dp - np.sum(x * dp, axis=-1, keepdims=True)),
+    }
+    return check_value(answer, p * (dp - np.sum(p * dp, axis=-1, keepdims=True)),
+                       "gradient dL/dx of the row softmax", mistakes)
+
+
+def check_attention_dQ(answer, Q, K, V, dO) -> Verdict:
+    """Check dQ = dS K / sqrt(d_k) of O = softmax(Q K^T / sqrt(d_k)) V for the upstream dO."""
+    Q, K, V, dO = (np.asarray(a, dtype=float) for a in (Q, K, V, dO))
+    d_k = Q.shape[-1]
+    S = Q @ K.T / np.sqrt(d_k)  # (n, m)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    A = e / e.sum(axis=-1, keepdims=True)  # (n, m)
+    dA = dO @ V.T  # (n, d_v) @ (d_v, m) -> (n, m)
+    dS = A * (dA - np.sum(A * dA, axis=-1, keepdims=True))  # (n, m)
+    mistakes = {
+        "dQ_no_scale": dS @ K,
+        "dQ_skips_softmax": dA @ K / np.sqrt(d_k),
+        "dQ_is_dK": dS.T @ Q / np.sqrt(d_k),
+    }
+    if dS.shape[0] == dS.shape[1]:  # n = m: the transposed dS has the right shape too
+        mistakes["dQ_transposed_scores"] = dS.T @ K / np.sqrt(d_k)
+    return check_value(answer, dS @ K / np.sqrt(d_k), "gradient dL/dQ", mistakes)
+
+
+def check_reversal_key(answer, i: int, L: int) -> Verdict:
+    """Which key j must query position i (L <= i <= 2L - 1) read to predict the next reversed digit?"""
+    if is_unanswered(answer):
+        return unanswered(f"key position for query i = {i}")
+    try:
+        j = int(answer)
+    except (TypeError, ValueError):
+        return Verdict(WRONG, f"Give the key position as a whole number, got {answer!r}.")
+    if j != answer:
+        return Verdict(WRONG, f"Give the key position as a whole number, got {answer!r}.")
+    right = 2 * L - 1 - i
+    if j == right:
+        return Verdict(CORRECT, f"Correct: query {i} predicts the token at position {i + 1}, the "
+                                f"reversed digit that sits at input position {right} "
+                                f"(j = 2L - 1 - i = {2 * L - 1} - {i}).")
+    for key, value in (("reversal_off_by_one", 2 * L - i), ("reversal_attends_itself", i),
+                       ("reversal_copy", i - L), ("reversal_previous_token", i - 1)):
+        if j == value:
+            label, why = named(key)
+            return Verdict(MISTAKE, f"Not quite: {j} is {label}. {sentence(why)}", key)
+    return Verdict(WRONG, f"Not quite: {j} is not it. Write the sequence out with positions: the "
+                          f"digits x_0..x_{L - 1} at 0..{L - 1}, the separator at {L}, the "
+                          f"reversed digits after it; which digit comes at position {i + 1}?")

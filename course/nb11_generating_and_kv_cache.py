@@ -1,0 +1,223 @@
+"""Notebook 11, Generating and the KV cache: its figures, live figure and self-checks.
+
+The lesson itself (greedy generation, the cached decoding step, the cost counts) is in
+notebooks/11_generating_and_kv_cache.ipynb; this module holds what a learner may skip
+(drawing, widget wiring, the checks' diagnoses). Its tests are in
+tests/test_nb11_generating_and_kv_cache.py.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import attention_core as ac
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    check_value,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
+from course.live import LiveFigure
+
+HEAD_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
+
+# --- figures and live figure ----------------------------------------------------
+
+
+def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = None):
+    """Multiply-adds to generate a sequence of T tokens (left) and, if given, measured seconds (right).
+
+    counts / times : {"recompute": array over T, "cached": array over T}.
+    """
+    panels = 1 if times is None else 2
+    fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 3.9), layout="constrained",
+                             squeeze=False)
+    styles = {"recompute": ("tab:red", "o-", "recompute the prefix"),
+              "cached": ("tab:blue", "s-", "KV cache")}
+    series = [(axes[0, 0], T_counted, counts, "multiply-adds for the whole sequence",
+               "exact count (数え上げ)")]
+    if times is not None:
+        series.append((axes[0, 1], T_measured, times, "CPU seconds for the whole sequence",
+                       "measured on this machine (計測)"))
+    for ax, Ts, values, ylabel, title in series:
+        for name, (color, style, label) in styles.items():
+            ax.plot(Ts, values[name], style, color=color, label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("tokens generated, T")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=9)
+    fig.suptitle("Generating T tokens one at a time: recomputing every prefix vs a key/value cache")
+    return fig
+
+
+def _generation_matrix(step_weights, n: int, head: int) -> np.ndarray:
+    """Rows = generation steps, columns = key positions; NaN where the cache did not reach yet."""
+    M = np.full((len(step_weights), n), np.nan)
+    for k, w in enumerate(step_weights):
+        w = np.asarray(w, dtype=float)  # (h, t + 1): the new query over the cache
+        M[k, :w.shape[-1]] = w[head]
+    return M
+
+
+def plot_generation_attention(step_weights, labels, prompt_len: int):
+    """One panel per head: the attention of each generated position over the cache it had."""
+    h = np.shape(step_weights[0])[0]
+    n = len(labels)
+    fig, axes = plt.subplots(1, h, figsize=(5.0 * h, 3.6), layout="constrained", squeeze=False)
+    cmap = plt.get_cmap("Blues").with_extremes(bad="0.85")  # not in the cache yet: grey
+    for r, ax in enumerate(axes[0]):
+        im = ax.imshow(np.ma.masked_invalid(_generation_matrix(step_weights, n, r)), cmap=cmap,
+                       vmin=0, vmax=1, interpolation="none")
+        ax.set_xticks(range(n), labels)
+        ax.set_yticks(range(len(step_weights)),
+                      [f"pos {prompt_len - 1 + k}" for k in range(len(step_weights))])
+        ax.set_xlabel("cached key position j (its token)")
+        ax.set_ylabel("new query, step by step")
+        ax.set_title(f"head {r}")
+    fig.colorbar(im, ax=axes[0], shrink=0.8, label="attention weight (注意重み)")
+    fig.suptitle("Each generation step: one new query over the keys in the cache (grey: not yet cached)")
+    return fig
+
+
+class LiveKVCache(LiveFigure):
+    """A slider over generation steps: the new query's weights over the cache, and the work so far."""
+
+    figsize = (10.5, 3.9)
+
+    def __init__(self, step_weights, labels, prompt_len: int, step_costs: dict):
+        self.w = [np.asarray(w, dtype=float) for w in step_weights]  # each (h, t + 1)
+        self.labels, self.prompt_len = list(labels), int(prompt_len)
+        self.costs = {k: np.asarray(v, dtype=float) for k, v in step_costs.items()}  # per step
+        super().__init__()
+
+    def setup(self) -> None:
+        n, h = len(self.labels), self.w[0].shape[0]
+        ax_w, ax_c = self.fig.subplots(1, 2, width_ratios=(1.4, 1))
+        width = 0.8 / h
+        self.bars = [ax_w.bar(np.arange(n) + (r - (h - 1) / 2) * width, np.zeros(n), width=width,
+                              color=HEAD_COLORS[r % len(HEAD_COLORS)], label=f"head {r}", zorder=3)
+                     for r in range(h)]
+        self.future = ax_w.axvspan(n - 0.5, n - 0.5, color="0.85", zorder=1)  # not cached yet
+        ax_w.set_xlim(-0.5, n - 0.5)
+        ax_w.set_ylim(0, 1.05)
+        ax_w.set_xticks(range(n), self.labels)
+        ax_w.set_xlabel("cached key position j (its token)")
+        ax_w.set_ylabel("weight of the new query")
+        ax_w.legend(fontsize=9, loc="upper left")
+        steps = np.arange(1, len(self.w) + 1)
+        for name, color, label in (("recompute", "tab:red", "recompute the prefix"),
+                                   ("cached", "tab:blue", "KV cache")):
+            ax_c.plot(steps, np.cumsum(self.costs[name]), "o-", color=color, label=label, ms=4)
+        self.marker, = ax_c.plot([1], [0], "o", ms=11, mfc="none", mec="k", zorder=5)
+        self.marker2, = ax_c.plot([1], [0], "o", ms=11, mfc="none", mec="k", zorder=5)
+        ax_c.set_yscale("log")
+        ax_c.set_xlabel("generated tokens so far")
+        ax_c.set_ylabel("multiply-adds so far")
+        ax_c.legend(fontsize=9)
+        ax_c.grid(alpha=0.3)
+        self.ax_w = ax_w
+        self.title = ax_w.set_title("step 0: query at position 00 reads 00 cached keys", fontsize=10)
+        self.blit([*(b for c in self.bars for b in c), self.future, self.marker, self.marker2,
+                   self.title])
+
+    def update(self, step: int = 0) -> str:
+        k = int(step)
+        if not 0 <= k < len(self.w):
+            raise ValueError(f"step must be in 0..{len(self.w) - 1}, got {step!r}")
+        w = self.w[k]  # (h, t + 1)
+        h, cached = w.shape
+        t = cached - 1  # the new query's position
+        for r, container in enumerate(self.bars):
+            for j, bar in enumerate(container):
+                bar.set_height(w[r, j] if j < cached else 0.0)
+        self.future.set_x(cached - 0.5)
+        self.future.set_width(len(self.labels) - cached)
+        done = k + 1
+        totals = {name: float(np.sum(v[:done])) for name, v in self.costs.items()}
+        self.marker.set_data([done], [totals["recompute"]])
+        self.marker2.set_data([done], [totals["cached"]])
+        self.title.set_text(f"step {k}: query at position {t} reads {cached} cached keys")
+        rows = "\n".join(f"head {r} weights: " + " ".join(f"{x:.2f}" for x in w[r]) for r in range(h))
+        return (f"step {k}: the new query at position {t} (token {self.labels[t]}) predicts the token "
+                f"at {t + 1}\n"
+                f"cache: K and V of positions 0..{t}, shape (h, t + 1, d) = ({h}, {cached}, d)\n"
+                f"{rows}\n"
+                f"this step: {int(self.costs['cached'][k]):,} multiply-adds with the cache, "
+                f"{int(self.costs['recompute'][k]):,} recomputing the prefix")
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_cache_shape(answer, h: int, t: int, d_k: int, d_model: int) -> Verdict:
+    """Check the shape of one layer's key cache after t positions: (h, t, d_k)."""
+    if is_unanswered(answer):
+        return unanswered("shape of the key cache, as a tuple")
+    try:
+        got = tuple(int(x) for x in answer)
+    except (TypeError, ValueError):
+        return Verdict(WRONG, f"Give the shape as a tuple of integers, got {answer!r}.")
+    right = (h, t, d_k)
+    if got == right:
+        return Verdict(CORRECT, f"Correct: ({h}, {t}, {d_k}) = (h, t, d_k): one row per cached "
+                                f"position in each of the {h} heads.")
+    wrongs = {"cache_no_heads": [(t, d_k), (t, h * d_k)],
+              "cache_transposed": [(h, d_k, t)],
+              "cache_off_by_one": [(h, t - 1, d_k), (h, t + 1, d_k)],
+              "cache_d_model": [(h, t, d_model)]}
+    for key, shapes in wrongs.items():
+        if got in shapes:
+            label, why = named(key)
+            return Verdict(MISTAKE, f"Not quite: {got} is {label}. {sentence(why)}", key)
+    return Verdict(WRONG, f"Not quite: you gave {got}; think of one (t, d_k) block of keys per head, "
+                          f"t = {t} positions so far.")
+
+
+def check_cached_attention(answer, q, K_old, V_old, k_new, v_new) -> Verdict:
+    """Check the new position's output softmax(q K^T / sqrt(d_k)) V over the cache with k_new, v_new appended."""
+    q, K_old, V_old, k_new, v_new = (np.asarray(a, dtype=float) for a in (q, K_old, V_old, k_new, v_new))
+    K = np.concatenate([K_old, k_new], axis=0)  # (t, d_k): the old keys and the new one
+    V = np.concatenate([V_old, v_new], axis=0)  # (t, d_v)
+    d_k = q.shape[-1]
+    right, _ = ac.scaled_dot_product_attention(q, K, V)  # (1, d_v)
+    first_row = ac.causal_mask(K.shape[0])[:1]  # the mask of position 0: the classic slip
+    mistakes = {
+        "cache_new_key_missing": ac.scaled_dot_product_attention(q, K_old, V_old)[0],
+        "cache_row_masked": ac.scaled_dot_product_attention(q, K, V, first_row)[0],
+        "cache_no_scaling": ac.softmax(q @ K.T) @ V,
+    }
+    if d_k > 1:
+        mistakes["divide_by_d_k"] = ac.softmax(q @ K.T / d_k) @ V
+    return check_value(answer, right, "output of the new position", mistakes)
+
+
+def check_total_score_entries(answer, T: int, cached: bool) -> Verdict:
+    """Score entries (query-key products, one head) to generate positions 1..T: sum t or sum t^2."""
+    t = np.arange(1, T + 1)
+    right = int(np.sum(t)) if cached else int(np.sum(t ** 2))
+    what = "score entries with the cache" if cached else "score entries recomputing every prefix"
+    if not is_unanswered(answer) and np.ndim(answer) != 0:
+        return Verdict(WRONG, f"Give the count as a single number, got shape {np.shape(answer)}.")
+    if isinstance(answer, str):
+        return Verdict(WRONG, f"Your answer {answer!r} is text; give the count as a number.")
+    off_by_one = (int(np.sum(t - 1)), int(np.sum((t + 1)))) if cached else (
+        int(np.sum((t - 1) ** 2)), int(np.sum((t + 1) ** 2)))
+    mistakes = {"count_off_by_one": off_by_one[0]}
+    if cached:
+        mistakes["cache_count_quadratic"] = int(np.sum(t ** 2))
+    else:
+        mistakes["recompute_count_last_step_only"] = T * T
+    v = check_value(answer, right, f"{what} for T = {T}", mistakes, atol=0.5)
+    if v.status == WRONG and not is_unanswered(answer) and np.isclose(float(answer), off_by_one[1]):
+        label, why = named("count_off_by_one")
+        return Verdict(MISTAKE, f"Not quite: this is the classic mistake \"{label}\". {sentence(why)}",
+                       "count_off_by_one")
+    return v

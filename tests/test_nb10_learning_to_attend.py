@@ -1,0 +1,242 @@
+"""Tests for notebook 10 (learning to attend): the figures, live figure and self-checks of
+course/nb10_learning_to_attend.py, and the committed notebook's stored state."""
+
+import io
+import json
+from pathlib import Path
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+
+import attention_core as ac
+from course import checks
+from course import nb10_learning_to_attend as nb10
+from course.live import interactive
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "10_learning_to_attend.ipynb"
+L = 6
+LABELS = "3 1 4 1 5 7 | 7 5 1 4 1".split()
+
+
+def perfect_map(L=L):
+    """Causal weights that read exactly the reversal keys on the output rows."""
+    n = 2 * L
+    W = ac.softmax(np.zeros((n, n)) + ac.causal_mask(n))  # uniform over the allowed keys
+    for i, j in nb10.reversal_cells(L):
+        W[i] = 0.0
+        W[i, j] = 1.0
+    return W
+
+
+@pytest.fixture
+def fake_training():
+    """A log and snapshot maps shaped like the notebook's (no training: the tests stay fast)."""
+    steps = 151
+    t = np.arange(steps)
+    log = np.stack([2.1 * np.exp(-t / 30) + 0.005, np.minimum(1.0, 0.12 + t / 50),
+                    0.02 * np.exp(-t / 40), 1.9 * np.exp(-t / 35)], axis=1)
+    uniform = ac.softmax(np.zeros((12, 12)) + ac.causal_mask(12))
+    maps = {s: (1 - min(1, s / 40)) * uniform + min(1, s / 40) * perfect_map() for s in (0, 20, 40, 150)}
+    return log, maps
+
+
+# --- the reversal pattern ---------------------------------------------------------------
+
+def test_reversal_cells_are_the_anti_diagonal():
+    assert nb10.reversal_cells(3) == [(3, 2), (4, 1), (5, 0)]
+    assert all(i + j == 2 * L - 1 for i, j in nb10.reversal_cells(L))
+
+
+def test_pattern_score():
+    assert nb10.pattern_score(perfect_map(), L) == {"hits": 6, "rows": 6, "weight": 1.0}
+    uniform = ac.softmax(np.zeros((12, 12)) + ac.causal_mask(12))
+    score = nb10.pattern_score(uniform, L)
+    assert score["hits"] == 1  # ties: argmax picks key 0, which is the right key of row 11 only
+    assert np.isclose(score["weight"], np.mean([1 / (i + 1) for i in range(L, 2 * L)]))
+
+
+# --- figures ----------------------------------------------------------------------------
+
+def test_plot_training_curves(fake_training):
+    log, _ = fake_training
+    fig = nb10.plot_training_curves(log)
+    ax_loss, ax_acc = fig.axes
+    assert np.allclose(ax_loss.lines[0].get_ydata(), log[:, 0])
+    assert np.allclose(ax_acc.lines[0].get_ydata(), log[:, 1])
+    assert ax_loss.get_yscale() == "log" and fig.get_suptitle()
+
+
+def test_plot_attention_map_outlines_the_needed_keys():
+    fig = nb10.plot_attention_map(perfect_map(), LABELS, L)
+    ax = fig.axes[0]
+    assert np.allclose(ax.images[0].get_array(), perfect_map())
+    outlined = sorted((int(p.get_y() + 0.5), int(p.get_x() + 0.5)) for p in ax.patches)
+    assert outlined == sorted(nb10.reversal_cells(L))
+    assert [t.get_text() for t in ax.get_xticklabels()] == LABELS
+
+
+def test_plot_snapshots_titles_count_the_rows(fake_training):
+    log, maps = fake_training
+    fig = nb10.plot_snapshots(maps, log, LABELS, L, steps=(0, 20, 40, 150))
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[3].startswith("step 150: loss") and "6 of 6 rows" in titles[3]
+    assert np.allclose(fig.axes[1].images[0].get_array(), maps[20])
+
+
+def test_plot_width_experiment_has_every_run():
+    t = np.arange(101)
+    results = {(d_k, s): np.stack([np.exp(-t / 30) + (0 if s else 0.3), np.ones(101),
+                                   1e-2 * np.exp(-t / 40), np.full(101, 1.9 if s else 0.1)], 1)
+               for d_k in (8, 64, 512) for s in (True, False)}
+    fig = nb10.plot_width_experiment(results, (8, 64, 512))
+    assert [len(ax.lines) for ax in fig.axes] == [6, 6, 6]
+    assert len(fig.axes[1].lines[0].get_ydata()) == 101 - 4  # the 5-step mean
+    assert fig.axes[0].lines[1].get_linestyle() == "--"  # without the factor: dashed
+    labels = [h.get_label() for h in fig.axes[0].get_legend().legend_handles]
+    assert "d_k = 512, no 1/sqrt(d_k)" in labels
+
+
+# --- live figure -------------------------------------------------------------------------
+
+def test_live_training_update_text_and_artists(fake_training):
+    log, maps = fake_training
+    live = nb10.LiveTraining(maps, log, LABELS, L)
+    text = live.update(step=40)
+    assert text.splitlines() == [
+        f"step 40: loss {log[40, 0]:.3g}, accuracy {log[40, 1]:.2f} on that step's batch",
+        "output rows whose largest weight is on the key the task needs: 6 of 6",
+        "mean weight on that key: 1.00"]
+    assert np.allclose(live.im.get_array(), maps[40])
+    assert live.marker.get_xdata()[0] == 40 and np.isclose(live.marker.get_ydata()[0], log[40, 0])
+    assert "step 40, 6 of 6 rows" in live.title_map.get_text()
+    assert "1 of 6" in live.update(step=0)  # uniform rows: argmax is key 0, right for row 11
+    with pytest.raises(ValueError, match="one of the snapshots"):
+        live.update(step=41)
+
+
+def test_live_training_blitted_frame_matches_a_full_draw(fake_training):
+    from PIL import Image
+
+    def pixels(png):
+        return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
+
+    log, maps = fake_training
+    live = nb10.LiveTraining(maps, log, LABELS, L)
+    for step in (20, 150):
+        _, png = live.render(step=step)
+        diff = np.abs(pixels(png) - pixels(live.full_png()))
+        assert np.mean(diff > 2) < 0.002, step  # image compositing may differ at a few edge pixels
+
+
+def test_interactive_wires_the_step_slider(fake_training):
+    log, maps = fake_training
+    live = nb10.LiveTraining(maps, log, LABELS, L)
+    slider = widgets.SelectionSlider(options=sorted(maps), value=0)
+    box = interactive(live, step=slider)
+    slider.value = 150
+    assert "step 150:" in box.children[1].value
+
+
+# --- self-checks ---------------------------------------------------------------------------
+
+X_SCORES = np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.5]])
+DP = np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]])
+
+
+def _softmax_backward_variants():
+    p = ac.softmax(X_SCORES)
+    return {
+        None: ac.softmax_backward(p, DP),
+        "softmax_backward_diagonal_only": p * DP,
+        "softmax_backward_missing_p": DP - np.sum(p * DP, axis=-1, keepdims=True),
+        "softmax_backward_wrong_axis": p * (DP - np.sum(p * DP, axis=0, keepdims=True)),
+        "softmax_backward_used_scores": X_SCORES * (DP - np.sum(X_SCORES * DP, axis=-1, keepdims=True)),
+    }
+
+
+@pytest.mark.parametrize("key", list(_softmax_backward_variants()))
+def test_check_softmax_backward_recognises_each_mistake(key):
+    v = nb10.check_softmax_backward(_softmax_backward_variants()[key], X_SCORES, DP)
+    assert v.mistake == key and v.status == (checks.CORRECT if key is None else checks.MISTAKE)
+
+
+def _dQ_variants():
+    rng = np.random.default_rng(5)
+    Q, K, V, dO = (rng.normal(size=shape) for shape in ((3, 4), (3, 4), (3, 2), (3, 2)))
+    dQ, dK, _, dS = ac.attention_backward(Q, K, V, dO, return_dscores=True)
+    return (Q, K, V, dO), {
+        None: dQ,
+        "dQ_no_scale": dS @ K,
+        "dQ_skips_softmax": dO @ V.T @ K / 2.0,
+        "dQ_is_dK": dK,
+        "dQ_transposed_scores": dS.T @ K / 2.0,  # / sqrt(d_k) with d_k = 4
+    }
+
+
+@pytest.mark.parametrize("key", [None, "dQ_no_scale", "dQ_skips_softmax", "dQ_is_dK",
+                                 "dQ_transposed_scores"])
+def test_check_attention_dQ_recognises_each_mistake(key):
+    args, variants = _dQ_variants()
+    v = nb10.check_attention_dQ(variants[key], *args)
+    assert v.mistake == key and v.status == (checks.CORRECT if key is None else checks.MISTAKE)
+
+
+@pytest.mark.parametrize("answer, key", [(3, None), (4, "reversal_off_by_one"), (8, "reversal_attends_itself"),
+                                         (2, "reversal_copy"), (7, "reversal_previous_token")])
+def test_check_reversal_key_recognises_each_mistake(answer, key):
+    v = nb10.check_reversal_key(answer, i=8, L=6)
+    assert v.mistake == key and v.status == (checks.CORRECT if key is None else checks.MISTAKE)
+    if key:
+        assert checks.MISTAKES[key].label in v.message
+
+
+def test_checks_unanswered_and_wrong():
+    args, _ = _dQ_variants()
+    assert nb10.check_softmax_backward(..., X_SCORES, DP).message.startswith("Not answered yet")
+    assert nb10.check_attention_dQ(..., *args).status == checks.UNANSWERED
+    assert nb10.check_reversal_key(..., i=8, L=6).status == checks.UNANSWERED
+    assert nb10.check_softmax_backward(np.zeros((2, 3)), X_SCORES, DP).status == checks.WRONG
+    assert nb10.check_reversal_key(0, i=8, L=6).status == checks.WRONG
+    assert nb10.check_reversal_key(3.5, i=8, L=6).status == checks.WRONG
+    assert nb10.check_reversal_key("3", i=8, L=6).status == checks.WRONG
+
+
+def test_every_mistake_of_notebook_10_is_registered_and_used():
+    ours = {k for k, m in checks.MISTAKES.items() if m.notebook == "10"}
+    recognised = set(_softmax_backward_variants()) | {"dQ_no_scale", "dQ_skips_softmax", "dQ_is_dK",
+                                                       "dQ_transposed_scores", "reversal_off_by_one",
+                                                       "reversal_attends_itself", "reversal_copy",
+                                                       "reversal_previous_token"}
+    assert ours == recognised - {None}
+
+
+# --- the committed notebook ----------------------------------------------------------------------
+
+def _code_cells():
+    return [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
+
+
+def _stdout():
+    return "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
+
+
+def test_notebook_stores_the_trained_pattern_and_the_experiment():
+    out = _stdout()
+    assert "agree with dQ to 1e-8: True" in out
+    assert "largest weight on the needed key: 1.000" in out
+    assert "step 40: loss" in out and "6 of 6" in out
+    for line in ("   8         with", "   8      without", "  64      without", " 512      without"):
+        assert line in out
+    assert "key it must read:   [5 4 3 2 1 0]" in out
+
+
+def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
+    cells = _code_cells()
+    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
+    asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
+    assert len(asked) == 3
+    for c in asked:
+        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
+        assert text.startswith("Not answered yet")

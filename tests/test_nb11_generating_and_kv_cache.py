@@ -1,0 +1,193 @@
+"""Tests for notebook 11 (generating, and the KV cache): the figures, live figure and self-checks
+of course/nb11_generating_and_kv_cache.py, and the committed notebook's stored state."""
+
+import io
+import json
+from pathlib import Path
+
+import ipywidgets as widgets
+import numpy as np
+import pytest
+
+import attention_core as ac
+from course import checks
+from course import nb11_generating_and_kv_cache as nb11
+from course.live import interactive
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "11_generating_and_kv_cache.ipynb"
+LABELS = "6 1 0 5 2 3 | 3 2 5 0 1".split()  # positions 0..11
+PROMPT_LEN = 7
+
+
+@pytest.fixture
+def steps_and_costs():
+    """Six generation steps of two heads over a growing cache, and per-step costs."""
+    rng = np.random.default_rng(0)
+    weights = [ac.softmax(rng.normal(size=(2, PROMPT_LEN + k)) * 3) for k in range(6)]
+    costs = {"recompute": [100 * (PROMPT_LEN + k) ** 2 for k in range(6)],
+             "cached": [100 * (PROMPT_LEN + k) for k in range(6)]}
+    return weights, costs
+
+
+# --- figures ----------------------------------------------------------------------------
+
+def test_plot_costs_draws_both_loops_on_log_axes():
+    Ts = np.array([16, 32, 64])
+    counts = {"recompute": Ts ** 3, "cached": Ts ** 2}
+    times = {"recompute": [0.1, 0.4, 1.6], "cached": [0.05, 0.1, 0.2]}
+    fig = nb11.plot_costs(Ts, counts, Ts, times)
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        assert ax.get_yscale() == "log" and len(ax.lines) == 2
+    assert np.array_equal(fig.axes[0].lines[0].get_ydata(), Ts ** 3)
+    assert len(nb11.plot_costs(Ts, counts).axes) == 1  # counts only
+
+
+def test_plot_generation_attention_greys_what_is_not_cached(steps_and_costs):
+    weights, _ = steps_and_costs
+    fig = nb11.plot_generation_attention(weights, LABELS, PROMPT_LEN)
+    M = fig.axes[1].images[0].get_array()  # head 1
+    assert M.shape == (6, 12)
+    assert np.ma.getmaskarray(M)[0, PROMPT_LEN:].all() and not np.ma.getmaskarray(M)[5].any()
+    assert np.allclose(M[2, :PROMPT_LEN + 2], weights[2][1])
+
+
+# --- live figure -------------------------------------------------------------------------
+
+def test_live_kv_cache_update_text_and_artists(steps_and_costs):
+    weights, costs = steps_and_costs
+    live = nb11.LiveKVCache(weights, LABELS, PROMPT_LEN, costs)
+    text = live.update(step=3).splitlines()
+    assert text[0] == "step 3: the new query at position 9 (token 5) predicts the token at 10"
+    assert text[1] == "cache: K and V of positions 0..9, shape (h, t + 1, d) = (2, 10, d)"
+    assert text[2] == "head 0 weights: " + " ".join(f"{x:.2f}" for x in weights[3][0])
+    assert text[-1] == "this step: 1,000 multiply-adds with the cache, 10,000 recomputing the prefix"
+    heights = np.array([b.get_height() for b in live.bars[1]])
+    assert np.allclose(heights[:10], weights[3][1]) and np.all(heights[10:] == 0)
+    assert live.future.get_x() == pytest.approx(9.5) and live.future.get_width() == pytest.approx(2)
+    assert live.marker.get_ydata()[0] == sum(costs["recompute"][:4])
+    assert live.marker2.get_ydata()[0] == sum(costs["cached"][:4])
+    with pytest.raises(ValueError, match="step must be in 0..5"):
+        live.update(step=6)
+
+
+def test_live_kv_cache_blitted_frame_matches_a_full_draw(steps_and_costs):
+    from PIL import Image
+
+    def pixels(png):
+        return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
+
+    weights, costs = steps_and_costs
+    live = nb11.LiveKVCache(weights, LABELS, PROMPT_LEN, costs)
+    for step in (0, 5):
+        _, png = live.render(step=step)
+        diff = np.abs(pixels(png) - pixels(live.full_png()))
+        assert np.mean(diff > 2) < 0.002, step
+
+
+def test_interactive_wires_the_step_slider(steps_and_costs):
+    weights, costs = steps_and_costs
+    slider = widgets.IntSlider(value=0, min=0, max=5)
+    box = interactive(nb11.LiveKVCache(weights, LABELS, PROMPT_LEN, costs), step=slider)
+    slider.value = 5
+    assert "step 5: the new query at position 11" in box.children[1].value
+
+
+# --- self-checks ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, key", [
+    ((2, 10, 16), None), ((10, 16), "cache_no_heads"), ((10, 32), "cache_no_heads"),
+    ((2, 16, 10), "cache_transposed"), ((2, 9, 16), "cache_off_by_one"),
+    ((2, 11, 16), "cache_off_by_one"), ((2, 10, 32), "cache_d_model")])
+def test_check_cache_shape_recognises_each_mistake(answer, key):
+    v = nb11.check_cache_shape(answer, h=2, t=10, d_k=16, d_model=32)
+    assert v.mistake == key and v.status == (checks.CORRECT if key is None else checks.MISTAKE)
+    if key:
+        assert checks.MISTAKES[key].label in v.message
+
+
+@pytest.fixture
+def cache_case():
+    rng = np.random.default_rng(11)
+    K_old, V_old = rng.normal(size=(4, 4)), rng.normal(size=(4, 3))
+    q, k_new, v_new = rng.normal(size=(1, 4)), rng.normal(size=(1, 4)), rng.normal(size=(1, 3))
+    return q, K_old, V_old, k_new, v_new
+
+
+def test_check_cached_attention_recognises_each_mistake(cache_case):
+    q, K_old, V_old, k_new, v_new = cache_case
+    K, V = np.vstack([K_old, k_new]), np.vstack([V_old, v_new])
+    variants = {
+        None: ac.scaled_dot_product_attention(q, K, V)[0],
+        "cache_new_key_missing": ac.scaled_dot_product_attention(q, K_old, V_old)[0],
+        "cache_row_masked": V[:1],  # causal_mask(t)[0] leaves key 0 only: its value
+        "cache_no_scaling": ac.softmax(q @ K.T) @ V,
+        "divide_by_d_k": ac.softmax(q @ K.T / 4) @ V,
+    }
+    for key, answer in variants.items():
+        v = nb11.check_cached_attention(answer, *cache_case)
+        assert v.mistake == key, key
+        assert v.status == (checks.CORRECT if key is None else checks.MISTAKE)
+
+
+@pytest.mark.parametrize("cached, answer, key", [
+    (False, 338350, None), (False, 10000, "recompute_count_last_step_only"),
+    (False, 328350, "count_off_by_one"), (False, 348551, "count_off_by_one"),
+    (True, 5050, None), (True, 338350, "cache_count_quadratic"), (True, 4950, "count_off_by_one"),
+    (True, 5150, "count_off_by_one")])
+def test_check_total_score_entries_recognises_each_mistake(cached, answer, key):
+    v = nb11.check_total_score_entries(answer, T=100, cached=cached)
+    assert v.mistake == key and v.status == (checks.CORRECT if key is None else checks.MISTAKE)
+
+
+def test_checks_unanswered_and_wrong(cache_case):
+    assert nb11.check_cache_shape(..., 2, 10, 16, 32).message.startswith("Not answered yet")
+    assert nb11.check_cached_attention(..., *cache_case).status == checks.UNANSWERED
+    assert nb11.check_total_score_entries(..., 100, False).status == checks.UNANSWERED
+    assert nb11.check_cache_shape((3, 3, 3), 2, 10, 16, 32).status == checks.WRONG
+    assert nb11.check_cache_shape("2, 10, 16", 2, 10, 16, 32).status == checks.WRONG
+    assert nb11.check_total_score_entries(12345, 100, False).status == checks.WRONG
+    assert nb11.check_total_score_entries("338350", 100, False).status == checks.WRONG
+    assert nb11.check_total_score_entries([1, 2], 100, False).status == checks.WRONG
+
+
+def test_every_mistake_of_notebook_11_is_registered():
+    ours = {k for k, m in checks.MISTAKES.items() if m.notebook == "11"}
+    assert ours == {"cache_no_heads", "cache_transposed", "cache_off_by_one", "cache_d_model",
+                    "cache_new_key_missing", "cache_row_masked", "cache_no_scaling",
+                    "recompute_count_last_step_only", "cache_count_quadratic", "count_off_by_one"}
+
+
+# --- the committed notebook ----------------------------------------------------------------------
+
+def _code_cells():
+    return [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
+
+
+def test_notebook_stores_equal_generations_and_exact_counts():
+    out = "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
+    assert "sequences reversed without a single mistake: 200 of 200" in out
+    assert "gives the first t rows of the full pass: True" in out
+    assert "same tokens as recomputing: True" in out and "same logits (to 1e-12):     True" in out
+    assert "same tokens on 20 held-out prompts: True" in out
+    assert "  4096 1,537,705,181,184  571,736,064  2689.5" in out
+
+
+def test_notebook_counts_match_the_formula():
+    """The table's T = 16 row, from the closed forms: sum t = T(T+1)/2, sum t^2 = T(T+1)(2T+1)/6."""
+    c_row, T = 8480, 16
+    s1, s2 = T * (T + 1) // 2, T * (T + 1) * (2 * T + 1) // 6
+    recompute, cached = c_row * s1 + 64 * s2, c_row * T + 64 * s1
+    out = "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
+    assert f"{T:6d} {recompute:16,d} {cached:12,d}" in out
+
+
+def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
+    cells = _code_cells()
+    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
+    asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
+    assert len(asked) == 3
+    for c in asked:
+        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
+        assert text.startswith("Not answered yet")
