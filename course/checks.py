@@ -799,7 +799,10 @@ class Question(NamedTuple):
     """The help of one self-check question, shown only when the learner asks for it."""
 
     hint: str  # a nudge towards the method; never the answer itself
-    solution: str  # the code that replaces `...` in `answer = ...`, exactly as a learner would type it
+    # What a learner writes in the check cell: the expression that replaces the `...` of
+    # `answer = ...`, or, where one expression would be hard to read, a few lines that replace the
+    # whole `answer = ...` line and end with `answer = <expression>`.
+    solution: str
     why: str  # the worked explanation shown with the solution
 
 
@@ -1074,14 +1077,22 @@ def hint(key: str) -> None:
                      "shows a worked solution."))
 
 
+def answer_lines(code: str) -> str:
+    """A solution as it stands in the check cell: `answer = <expression>`, or its own lines."""
+    try:
+        compile(code, "<solution>", "eval")
+    except SyntaxError:  # lines ending with `answer = ...`
+        return code
+    return f"answer = {code}"
+
+
 def solution(key: str) -> None:
     """Print the worked solution of self-check question `key`: the code for `...` and why."""
     q = _question(key)
     if q is None:
         return
-    code = q.solution.splitlines()
     print(f"Worked solution ({key}): the code to write in the check cell\n")
-    print(textwrap.indent("\n".join([f"answer = {code[0]}", *code[1:]]), "    "))
+    print(textwrap.indent(answer_lines(q.solution), "    "))
     print()
     print(_paragraph(q.why))
     print()

@@ -87,11 +87,9 @@ def key_notebook(path: Path):
         q = checks.QUESTIONS[key]
         lines = [line for line in cell.source.splitlines() if not line.startswith("# ")
                  or not (STUCK.match(line) or STUCK_SOLUTION.match(line))]
-        code = q.solution.splitlines()
-        solved = [f"answer = {code[0]}", *code[1:]]
         source = "\n".join(lines)
         m = ANSWER.search(source)
-        source = source[:m.start()] + "\n".join(solved) + source[m.end():]
+        source = source[:m.start()] + checks.answer_lines(q.solution) + source[m.end():]
         cell.source = f"# instructor key: the worked solution of {key} (checks.QUESTIONS)\n{source}"
         cells.append(nbformat.v4.new_markdown_cell(f"**Worked solution ({key}).** {q.why}"))
     nb.cells = cells
@@ -547,12 +545,19 @@ def write_guide(check: bool = False) -> int:
     return 0
 
 
-def solution_is_an_expression(code: str) -> bool:
+def solution_is_well_formed(code: str) -> bool:
+    """An expression, or statements whose last one is `answer = <expression>`."""
     try:
         ast.parse(code, mode="eval")
+        return True
     except SyntaxError:
+        pass
+    try:
+        last = ast.parse(code).body[-1]
+    except (SyntaxError, IndexError):
         return False
-    return True
+    return (isinstance(last, ast.Assign) and len(last.targets) == 1
+            and getattr(last.targets[0], "id", None) == "answer")
 
 
 def main(argv: list[str]) -> int:

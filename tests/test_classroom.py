@@ -75,9 +75,9 @@ def test_every_question_has_a_hint_and_a_worked_solution(key):
     assert re.fullmatch(r"\d\d\.[A-Za-z_]\w*", key), f"{key!r}: keys are 'NN.name'"
     for field in ("hint", "solution", "why"):
         assert getattr(q, field).strip(), f"{key}: no {field}"
-    assert classroom.solution_is_an_expression(q.solution), (
-        f"{key}: the solution replaces the `...` of `answer = ...`, so it is an expression: "
-        f"{q.solution!r}")
+    assert classroom.solution_is_well_formed(q.solution), (
+        f"{key}: a solution is the expression that replaces the `...` of `answer = ...`, or lines "
+        f"ending with `answer = <expression>`: {q.solution!r}")
     solution = "".join(q.solution.split())
     if len(solution) > 3:  # a bare number like 4 may well occur in a hint
         assert solution not in "".join(q.hint.split()), f"{key}: the hint gives the answer away"
