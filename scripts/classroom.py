@@ -137,8 +137,12 @@ def build_key(paths: list[Path], out_dir: Path = KEY_DIR, workers: int | None = 
         return 1
     workers = workers or min(len(paths), os.cpu_count() or 1)
     start = time.perf_counter()
+    # the slowest notebooks first (by their last measured run time), so none starts last alone
+    times = json.loads(RUN_TIMES.read_text(encoding="utf-8")) if RUN_TIMES.exists() else {}
+    order = sorted(paths, key=lambda p: -times.get(p.stem, {}).get("seconds", float("inf")))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(run_key, paths, [out_dir] * len(paths)))
+        done = dict(zip(order, pool.map(run_key, order, [out_dir] * len(order)), strict=True))
+    results = [done[p] for p in paths]
     problems = [p for _, _, ps in results for p in ps]
     for name, seconds, ps in results:
         print(f"{out_dir.relative_to(ROOT) if out_dir.is_relative_to(ROOT) else out_dir}/{name}: "
