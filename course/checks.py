@@ -1043,6 +1043,67 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
         "r' = max(3.0, 4.0) = 4.0. Every old term e^(s - 3) becomes e^(s - 4) = e^(s - 3) e^(-1), "
         "so the old sum shrinks to 1.2 e^(-1) = 0.4415. The new terms are e^0 + e^(-2) + e^(-5) "
         "= 1 + 0.1353 + 0.0067 = 1.1421, so l' = 1.5836."),
+    # --- 10 Learning to attend ---
+    "10.softmax_backward": Question(
+        "Every weight p_j of a row depends on every score of that row through the shared "
+        "denominator, so the gradient of one score collects the upstream dp of the whole row. "
+        "The formula is in the question: which array is p, and along which axis is the row sum?",
+        "p = ac.softmax(x)  # (2, 3), the weights: each row sums to 1\n"
+        "answer = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))",
+        "The Jacobian of one row's softmax is diag(p) - p^T p, so dx_i = p_i (dp_i - sum_j p_j "
+        "dp_j): the weights p, not the scores x, times the upstream gradient minus its "
+        "p-weighted mean. np.sum(..., axis=-1, keepdims=True) takes that mean within each row "
+        "(shape (2, 1), so it broadcasts back over the row). Keeping only p * dp drops the "
+        "shared denominator; summing down the columns mixes the two rows."),
+    "10.attention_dQ": Question(
+        "Go backwards through the forward pass O = A V, A = softmax(S), S = Q K^T / sqrt(d_k): "
+        "first the gradient of the weights A, then through the softmax to the scores S (the "
+        "formula of question 1), then to Q. Section 1 has the five formulas.",
+        "A = ac.attention_weights(Q2, K2)  # (n, m) = (3, 3), the forward pass's weights\n"
+        "dA = dO2 @ V2.T  # (n, d_v) @ (d_v, m) -> (n, m)\n"
+        "dS = A * (dA - np.sum(A * dA, axis=-1, keepdims=True))  # through the softmax\n"
+        "answer = dS @ K2 / np.sqrt(4)  # (n, m) @ (m, d_k) -> (n, d_k)",
+        "O = A V gives dA = dO V^T, one entry per (query, key). The softmax of each row turns it "
+        "into dS = A * (dA - rowsum(A * dA)), the gradient of the scores. S = Q K^T / sqrt(d_k) "
+        "is linear in Q, so dQ = dS K / sqrt(d_k): the same factor 1/sqrt(d_k) as in the "
+        "forward pass. dS^T Q / sqrt(d_k) would be dK, and dA K / sqrt(d_k) skips the softmax."),
+    "10.reversal_key": Question(
+        "Write the sequence out with its positions: the digits x_0..x_5 at 0..5, the separator "
+        "at 6, then the reversed digits. Which token comes at position i + 1 = 9, and where "
+        "does that digit stand in the input?",
+        "3",
+        "The reversed digits follow the separator: position 7 holds x_5, position 8 holds x_4 "
+        "and position 9 holds x_3. The query at i = 8 predicts the token at position 9, so it "
+        "must read x_3, at input position 3 = 2L - 1 - i = 11 - 8. Reading 2L - i = 4 (x_4) is "
+        "the off-by-one of next-token prediction: that digit is already at position 8."),
+    # --- 11 Generating, and the KV cache ---
+    "11.cache_shape": Question(
+        "Every head keeps its own keys, one row per position that has gone through the model "
+        "(the prompt's and the generated ones, the newest included), each of the head's width.",
+        "(2, 10, 16)",
+        "7 prompt tokens and 3 generated ones make t = 10 cached positions. Each of the h = 2 "
+        "heads has its own (t, d_k) block of keys, so cache[\"K\"] is (h, t, d_k) = (2, 10, 16). "
+        "d_model = 32 is the width before W_K and the split into heads."),
+    "11.cached_attention": Question(
+        "The new position may attend to every cached position and to itself: put its key and "
+        "value at the end of the cache first, then run ordinary attention for the one new "
+        "query. Does it need a mask?",
+        "ac.scaled_dot_product_attention(\n"
+        "    q, np.concatenate([K_old, k_new]), np.concatenate([V_old, v_new])\n"
+        ")[0]",
+        "np.concatenate stacks the rows: K is (t, d_k) = (5, 4) with the new key last, V is "
+        "(5, 3). The new query is the last position, so the causal mask allows it every key and "
+        "none is needed; [0] is the output (1, d_v) = (1, 3). Attending with K_old, V_old alone "
+        "would leave out the new token itself, and causal_mask(5)[0] is the mask of the FIRST "
+        "position, which hides all keys but one."),
+    "11.total_score_entries": Question(
+        "Without a cache, step t runs attention over the whole prefix of t positions again: t "
+        "queries, each against t keys. Add that up over t = 1..T.",
+        "sum(t * t for t in range(1, 101))",
+        "Step t computes t * t score entries, so the total is 1 + 4 + 9 + ... + 100^2 = "
+        "T (T + 1) (2T + 1) / 6 = 100 * 101 * 201 / 6 = 338,350. With the cache step t computes "
+        "only the new query's t entries, sum t = 5,050; counting only the last step gives "
+        "100^2 = 10,000."),
 })
 
 
