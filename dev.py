@@ -6,6 +6,7 @@
     python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
     python3 dev.py bench        # performance benchmarks (not part of `test`)
     python3 dev.py site         # static HTML edition of the notebooks in build/site/
+    python3 dev.py hub          # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
     python3 dev.py classroom    # instructor key (build/key/) and teacher's guide (docs/)
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+.
@@ -153,6 +154,20 @@ def cmd_site(args: list[str]) -> int:
     return subprocess.call([SITE_PY, ROOT / "site" / "build.py", *args], cwd=ROOT)
 
 
+def cmd_hub(args: list[str]) -> int:
+    """JupyterHub for a class: --setup [--lang ja], --link [NOTEBOOK], or a trial hub (hub/README.md).
+
+    The hub runs its own venv, which every student's Unix user must be able to run; hub/hubctl.py
+    (standard library) makes it and says where. .venv is not involved.
+    """
+    proc = subprocess.Popen([sys.executable, ROOT / "hub" / "hubctl.py", *args])
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:  # Ctrl+C reaches the hub too: wait while it stops and cleans up
+            continue
+
+
 def cmd_classroom(args: list[str]) -> int:
     ensure_env()
     return subprocess.call([PY, ROOT / "scripts" / "classroom.py", *args], cwd=ROOT, env=_env())
@@ -161,7 +176,7 @@ def cmd_classroom(args: list[str]) -> int:
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
                 "bench": cmd_bench, "setup": lambda a: ensure_env() or 0,
-                "site": cmd_site, "classroom": cmd_classroom}
+                "site": cmd_site, "hub": cmd_hub, "classroom": cmd_classroom}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
