@@ -484,6 +484,9 @@ def guide_text() -> str:
         f"Working through every notebook in class would take about {total / 60:.1f} hours by the "
         f"rule below; the three sessions of the plan hold {in_class} minutes of it, and the rest "
         "is reading and self-checks at home.", "",
+        *(["Serving the course to a whole class from one machine (JupyterHub, one link per "
+           "student) is described in [hub/README.md](../hub/README.md).", ""]
+          if (ROOT / "hub" / "README.md").exists() else []),
         "## At a glance", "",
         "| Notebook | Builds on | Run time (measured) | Class time (estimated) | Self-checks "
         "| Session |", "|---|---|---|---|---|---|"]
