@@ -10,6 +10,7 @@
     python3 dev.py setup [--lowest]  # only install (what `test` would use)
     python3 dev.py site            # static HTML edition of the notebooks in build/site/
     python3 dev.py hub             # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
+    python3 dev.py classroom       # instructor key (build/key/) and teacher's guide (docs/)
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+ (Linux, macOS or
 Windows). Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
@@ -236,9 +237,16 @@ def cmd_hub(args: list[str]) -> int:
             continue
 
 
+def cmd_classroom(args: list[str]) -> int:
+    env_dir = ensure_env(test=True)
+    return subprocess.call([venv_python(env_dir), ROOT / "scripts" / "classroom.py", *args],
+                           cwd=ROOT, env=_env(env_dir))
+
+
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
-                "bench": cmd_bench, "setup": cmd_setup, "site": cmd_site, "hub": cmd_hub}
+                "bench": cmd_bench, "setup": cmd_setup, "site": cmd_site, "hub": cmd_hub,
+                "classroom": cmd_classroom}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -24,6 +24,7 @@ from course.checks import (
     unanswered,
     weight_mistakes,
 )
+from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import attention_heatmap
 from course.live import LiveFigure
 

@@ -13,6 +13,7 @@ import numpy as np
 
 import attention_core as ac
 from course.checks import Verdict, check_value
+from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------

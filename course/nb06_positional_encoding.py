@@ -14,6 +14,7 @@ from matplotlib.transforms import Affine2D
 
 import attention_core as ac
 from course.checks import Verdict, check_value
+from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------

@@ -22,6 +22,7 @@ from course.checks import (
     sentence,
     unanswered,
 )
+from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------

@@ -22,6 +22,7 @@ from course.checks import (
     sentence,
     unanswered,
 )
+from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.live import LiveFigure
 
 # The columns of a training log, as the notebook's train() records them, one row per step.
