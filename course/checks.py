@@ -253,17 +253,24 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "04",
         "a True/False 'is blocked' matrix",
         "turn it into an additive mask: np.where(blocked, -np.inf, 0.0)."),
+    # the next two are not bugs but another convention: check_causal_mask says so in its verdict
     "mask_large_negative": Mistake(
         "04",
         "a finite -1e9 instead of -inf",
-        "here it gives the same weights, but on a row that is blocked everywhere -1e9 silently "
-        "gives uniform weights instead of an error; use -np.inf."),
+        "here it gives exactly the same weights (exp(-1e9) underflows to 0). It differs only on "
+        "a row blocked everywhere: -1e9 gives uniform weights there, -inf gives 0/0, which "
+        "attention_core reports as an error (a plain softmax returns NaN). Much production code "
+        "prefers a finite value, which keeps such rows free of NaN, but takes it from the dtype "
+        "(torch.finfo(dtype).min): -1e9 overflows to -inf in float16. A trade-off, not a bug; "
+        "this question asks for the course's -np.inf."),
     "mask_finfo_min": Mistake(
         "04",
         "np.finfo(float).min instead of -inf",
-        "the most negative float is still finite: here it gives the same weights, but on a row "
-        "that is blocked everywhere it silently gives uniform weights instead of an error; "
-        "use -np.inf."),
+        "the most negative float64 is finite, so here it gives exactly the same weights. It "
+        "differs only on a row blocked everywhere: uniform weights there, where -inf gives 0/0 "
+        "(attention_core's error, a plain softmax's NaN). It is what much production code uses "
+        "(torch.finfo(dtype).min): a trade-off, not a bug; this question asks for the course's "
+        "-np.inf."),
     "mask_times_inf": Mistake(
         "04",
         "multiplying by -inf",
