@@ -512,6 +512,20 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "keeping the old maximum r",
         "the new running maximum is r' = max(r, max s); measure every term, old and new, "
         "against r' so no exp() can overflow."),
+    "cost_heads_main_cost": Mistake(
+        "09",
+        "treating the head count as the main cost",
+        "with d_k = d_v = d_model / h more heads are narrower heads, so all heads together do "
+        "h n^2 (d_k + d_v) = 2 n^2 d_model multiply-adds, the same for h = {h_from} and "
+        "h = {h_to}. On long inputs it is the n^2 pairs that cost: doubling n multiplies the "
+        "work by 4. (The number of score entries, h n^2, does grow with h; the arithmetic does "
+        "not.)"),
+    "cost_heads_one_head": Mistake(
+        "09",
+        "counting one head's work only",
+        "one of {h_to} heads has d_k = d_model / {h_to} and does {h_from}/{h_to} of the work of "
+        "one of {h_from} heads, but there are {h_to} of them: all heads together still do "
+        "2 n^2 d_model multiply-adds."),
     # --- 10 Learning to attend ---
     "softmax_backward_diagonal_only": Mistake(
         "10",
