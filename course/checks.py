@@ -170,6 +170,18 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "the scaled scores without the softmax",
         "the scaled scores q k_j^T / sqrt(d_k) still have to go through the softmax to become "
         "positive weights that sum to 1."),
+    "scores_compare_values": Mistake(
+        "01",
+        "comparing V with V",
+        "the scores compare what each position looks for with how every position can be found: "
+        "S = Q K^T, queries with keys. The values are what the weights mix afterwards, O = A V; "
+        "V V^T only says how alike the contents are, not what any token is looking for."),
+    "scores_compare_queries": Mistake(
+        "01",
+        "comparing Q with Q",
+        "Q Q^T compares the queries with each other, as if the keys were the queries (the Q = K "
+        "shortcut of section 5, with its symmetric scores); the scores pair every query with "
+        "every KEY: S = Q K^T."),
     # --- 02 The worked 3x2 example ---
     "hand_softmax_down_columns": Mistake(
         "02",
