@@ -270,16 +270,18 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "04",
         "a finite -1e9 instead of -inf",
         "here it gives exactly the same weights (exp(-1e9) underflows to 0). It differs only on "
-        "a row blocked everywhere: -1e9 gives uniform weights there, -inf gives 0/0, which "
-        "attention_core reports as an error (a plain softmax returns NaN). Much production code "
-        "prefers a finite value, which keeps such rows free of NaN, but takes it from the dtype "
-        "(torch.finfo(dtype).min): -1e9 overflows to -inf in float16. A trade-off, not a bug; "
-        "this question asks for the course's -np.inf."),
+        "a row blocked everywhere: added to the scores, -1e9 leaves that row with the unmasked "
+        "weights (the softmax ignores a constant added to a whole row), where -inf gives 0/0, "
+        "which attention_core reports as an error (a plain softmax returns NaN). Much "
+        "production code prefers a finite value, which keeps such rows free of NaN, but takes it "
+        "from the dtype (torch.finfo(dtype).min): -1e9 overflows to -inf in float16. A "
+        "trade-off, not a bug; this question asks for the course's -np.inf."),
     "mask_finfo_min": Mistake(
         "04",
         "np.finfo(float).min instead of -inf",
         "the most negative float64 is finite, so here it gives exactly the same weights. It "
-        "differs only on a row blocked everywhere: uniform weights there, where -inf gives 0/0 "
+        "differs only on a row blocked everywhere: every score plus np.finfo(float).min rounds to "
+        "np.finfo(float).min, so that row gets uniform weights, where -inf gives 0/0 "
         "(attention_core's error, a plain softmax's NaN). It is what much production code uses "
         "(torch.finfo(dtype).min): a trade-off, not a bug; this question asks for the course's "
         "-np.inf."),
