@@ -177,6 +177,18 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "the scaled scores without the softmax",
         "the scaled scores q k_j^T / sqrt(d_k) still have to go through the softmax to become "
         "positive weights that sum to 1."),
+    "scores_compare_values": Mistake(
+        "01",
+        "comparing V with V",
+        "the scores compare what each position looks for with how every position can be found: "
+        "S = Q K^T, queries with keys. The values are what the weights mix afterwards, O = A V; "
+        "V V^T only says how alike the contents are, not what any token is looking for."),
+    "scores_compare_queries": Mistake(
+        "01",
+        "comparing Q with Q",
+        "Q Q^T compares the queries with each other, as if the keys were the queries (the Q = K "
+        "shortcut of section 5, with its symmetric scores); the scores pair every query with "
+        "every KEY: S = Q K^T."),
     # --- 02 The worked 3x2 example ---
     "hand_softmax_down_columns": Mistake(
         "02",
@@ -260,17 +272,26 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "04",
         "a True/False 'is blocked' matrix",
         "turn it into an additive mask: np.where(blocked, -np.inf, 0.0)."),
+    # the next two are not bugs but another convention: check_causal_mask says so in its verdict
     "mask_large_negative": Mistake(
         "04",
         "a finite -1e9 instead of -inf",
-        "here it gives the same weights, but on a row that is blocked everywhere -1e9 silently "
-        "gives uniform weights instead of an error; use -np.inf."),
+        "here it gives exactly the same weights (exp(-1e9) underflows to 0). It differs only on "
+        "a row blocked everywhere: added to the scores, -1e9 leaves that row with the unmasked "
+        "weights (the softmax ignores a constant added to a whole row), where -inf gives 0/0, "
+        "which attention_core reports as an error (a plain softmax returns NaN). Much "
+        "production code prefers a finite value, which keeps such rows free of NaN, but takes it "
+        "from the dtype (torch.finfo(dtype).min): -1e9 overflows to -inf in float16. A "
+        "trade-off, not a bug; this question asks for the course's -np.inf."),
     "mask_finfo_min": Mistake(
         "04",
         "np.finfo(float).min instead of -inf",
-        "the most negative float is still finite: here it gives the same weights, but on a row "
-        "that is blocked everywhere it silently gives uniform weights instead of an error; "
-        "use -np.inf."),
+        "the most negative float64 is finite, so here it gives exactly the same weights. It "
+        "differs only on a row blocked everywhere: every score plus np.finfo(float).min rounds to "
+        "np.finfo(float).min, so that row gets uniform weights, where -inf gives 0/0 "
+        "(attention_core's error, a plain softmax's NaN). It is what much production code uses "
+        "(torch.finfo(dtype).min): a trade-off, not a bug; this question asks for the course's "
+        "-np.inf."),
     "mask_times_inf": Mistake(
         "04",
         "multiplying by -inf",
@@ -512,6 +533,20 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "keeping the old maximum r",
         "the new running maximum is r' = max(r, max s); measure every term, old and new, "
         "against r' so no exp() can overflow."),
+    "cost_heads_main_cost": Mistake(
+        "09",
+        "treating the head count as the main cost",
+        "with d_k = d_v = d_model / h more heads are narrower heads, so all heads together do "
+        "h n^2 (d_k + d_v) = 2 n^2 d_model multiply-adds, the same for h = {h_from} and "
+        "h = {h_to}. On long inputs it is the n^2 pairs that cost: doubling n multiplies the "
+        "work by 4. (The number of score entries, h n^2, does grow with h; the arithmetic does "
+        "not.)"),
+    "cost_heads_one_head": Mistake(
+        "09",
+        "counting one head's work only",
+        "one of {h_to} heads has d_k = d_model / {h_to} and does {h_from}/{h_to} of the work of "
+        "one of {h_from} heads, but there are {h_to} of them: all heads together still do "
+        "2 n^2 d_model multiply-adds."),
     # --- 10 Learning to attend ---
     "softmax_backward_diagonal_only": Mistake(
         "10",

@@ -159,6 +159,20 @@ def check_symmetric_scores(answer) -> Verdict:
     return Verdict(WRONG, f"Not quite: it is always symmetric. {why}")
 
 
+def check_raw_scores(answer, Q, K, V) -> Verdict:
+    """Check the raw scores S = Q K^T, shape (n, m): row i says how much query i matches each key.
+
+    Recognises the exam trap of comparing the values with each other (V V^T), comparing the
+    queries with themselves (Q Q^T) and the transposed scores (K Q^T).
+    """
+    Q, K, V = (np.asarray(x, dtype=float) for x in (Q, K, V))
+    mistakes = {"scores_compare_values": V @ V.T,  # (m, d_v) @ (d_v, m) -> (m, m)
+                "scores_compare_queries": Q @ Q.T,  # (n, d_k) @ (d_k, n) -> (n, n)
+                "transposed_scores": K @ Q.T}  # (m, d_k) @ (d_k, n) -> (m, n)
+    return check_value(answer, Q @ K.T, "raw scores S", mistakes,
+                       hint="Entry (i, j) of S is q_i . k_j, before any scaling.")
+
+
 def check_library_weights(answer, q, keys) -> Verdict:
     """Check one query's weights softmax(q K^T / sqrt(d_k)) over m books: shape (m,) or (1, m).
 

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
-from course.checks import Verdict, check_value
+from course.checks import MISTAKE, Verdict, check_value, named, sentence
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.live import LiveFigure
 
@@ -140,4 +140,13 @@ def check_causal_mask(answer, n: int) -> Verdict:
         "mask_finfo_min": np.where(future, np.finfo(float).min, 0.0),
         "mask_times_inf": np.where(future, -np.inf, np.nan),
     }
-    return check_value(answer, right, f"causal mask for n = {n}", mistakes)
+    verdict = check_value(answer, right, f"causal mask for n = {n}", mistakes)
+    if verdict.mistake in FINITE_FILLS:  # the same weights: another convention, not a bug
+        label, why = named(verdict.mistake)
+        return Verdict(MISTAKE, f"Same weights, another convention: you wrote {label}. "
+                                f"{sentence(why)}", verdict.mistake)
+    return verdict
+
+
+# finite stand-ins for -inf: a trade-off (section 8), so their verdict does not call them a mistake
+FINITE_FILLS = ("mask_large_negative", "mask_finfo_min")

@@ -123,7 +123,7 @@ class LiveHeadCount(LiveFigure):
             if r < h:
                 ax.set_position(pos)
                 im.set_array(weights[r])
-                self.labels[r].set_text(f"head {r + 1}")
+                self.labels[r].set_text(f"head {r}")  # heads counted from 0, as weights[r]
         self.title.set_text(f"h = {h} heads of d_k = d_v = {d_k}  (d_model = {d_model}, "
                             f"parameters 4 d_model² = {params})")
         sharp = weights.max(axis=-1).mean(axis=-1)  # (h,) mean over queries of the largest weight
@@ -148,7 +148,7 @@ def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
                 ax.set_visible(False)
                 continue
             im = ax.imshow(weights[r], cmap="Blues", vmin=0.0, vmax=1.0)
-            ax.set_title(f"h={h}, head {r + 1}", fontsize=9)
+            ax.set_title(f"h={h}, head {r}", fontsize=9)
             if r == 0:
                 ax.set_ylabel(f"d_k = {X.shape[1] // h}\nquery i")
             ax.set_xlabel("key j", fontsize=8)
@@ -202,7 +202,7 @@ def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -
 
 
 def _concat_heads(X, W_Q, W_K, W_V, h: int, mask=None) -> np.ndarray:
-    """Concat(head_1..head_h), shape (n, h*d_v): multi-head self-attention before W_O."""
+    """Concat(head_0..head_{h-1}), shape (n, h*d_v): multi-head self-attention before W_O."""
     X = np.asarray(X, dtype=float)
     Q, K, V = (ac.split_heads(X @ np.asarray(W, dtype=float), h) for W in (W_Q, W_K, W_V))
     if mask is not None and np.ndim(mask) >= 2:

@@ -44,6 +44,116 @@ def _set_annotated(im, texts, W):
             t.set_color("white" if W[i, j] > 0.6 else "black")
 
 
+# The three kinds of attention in the paper's figure: (label, colour, where Q, K and V come from).
+ATTENTION_KINDS = {
+    "encoder self-attention": ("#6baed6", "Q, K, V from the encoder's states"),
+    "masked decoder self-attention": ("#fd8d3c", "Q, K, V from the decoder's states, causal mask"),
+    "cross-attention": ("#74c476", "Q from the decoder, K, V from the encoder output"),
+}
+_PLAIN_BOXES = {"Add & Norm": "#fff7bc", "Feed Forward": "#d9d9d9", "Input embedding": "#f2d7e3",
+                "Output embedding": "#f2d7e3", "Linear": "#e5e5f5", "Softmax": "#e5e5f5"}
+
+
+def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2):
+    """Our own drawing of the paper's encoder-decoder figure, each attention box named by its kind.
+
+    Every box is a patch whose gid is its kind ("encoder self-attention", ...) for the three
+    attention boxes and "box: <text>" for the others; the legend explains the three colours.
+    """
+    from matplotlib.patches import Circle, FancyBboxPatch, Patch
+
+    fig, ax = plt.subplots(figsize=(9.5, 9.0), layout="constrained")
+    ax.set_xlim(0, 10)
+    ax.set_ylim(-0.1, 12.9)
+    ax.set_axis_off()
+    w, hgt = 2.9, 0.62  # box width and height (data units)
+
+    def box(x, y, text, kind=None):
+        colour = ATTENTION_KINDS[kind][0] if kind else _PLAIN_BOXES[text]
+        ax.add_patch(FancyBboxPatch((x - w / 2, y - hgt / 2), w, hgt, boxstyle="round,pad=0.04",
+                                    facecolor=colour, edgecolor="black", linewidth=1.2,
+                                    gid=kind or f"box: {text}"))
+        label = f"{text}\n({kind})" if kind else text
+        ax.text(x, y, label, ha="center", va="center", fontsize=10 if kind else 11)
+
+    def arrow(x0, y0, x1, y1):
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
+                    arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.2,
+                                "shrinkA": 0, "shrinkB": 0})
+
+    def up(x, y0, y1):  # from the top of the box at y0 to the bottom of the box at y1
+        arrow(x, y0 + hgt / 2 + 0.04, x, y1 - hgt / 2 - 0.04)
+
+    def residual(x, y_from, y_to, side):  # around a sub-layer, into the left or right of Add & Norm
+        edge = x + side * (w / 2 + 0.3)
+        ax.plot([x, edge, edge], [y_from, y_from, y_to], color="black", lw=1.0)
+        arrow(edge, y_to, x + side * (w / 2 + 0.04), y_to)
+
+    def stack(x, y, rows, side):
+        """One layer: rows of (text, kind), each sub-layer followed by Add & Norm; returns the top y."""
+        for k, (text, kind) in enumerate(rows):
+            y_sub, y_add = y + 2.0 * k, y + 2.0 * k + 0.9
+            box(x, y_sub, text, kind)
+            box(x, y_add, "Add & Norm")
+            up(x, y_sub, y_add)
+            residual(x, y_sub - hgt / 2 - 0.2, y_add, side)
+            if k + 1 < len(rows):
+                up(x, y_add, y_sub + 2.0)
+        return y + 2.0 * (len(rows) - 1) + 0.9
+
+    def inputs(x, label, embedding, side):
+        ax.text(x, 0.15, label, ha="center", va="center", fontsize=10)
+        box(x, 1.0, embedding)
+        arrow(x, 0.35, x, 1.0 - hgt / 2 - 0.04)
+        ax.add_patch(Circle((x, 2.0), 0.2, facecolor="white", edgecolor="black", lw=1.2))
+        ax.text(x, 2.0, "+", ha="center", va="center", fontsize=13)
+        arrow(x, 1.0 + hgt / 2 + 0.04, x, 1.8)
+        ax.text(x + side * 0.45, 2.0, "positional\nencoding", ha="left" if side > 0 else "right",
+                va="center", fontsize=9)
+
+    def frame(x, y0, y1, side):
+        ax.add_patch(FancyBboxPatch((x - w / 2 - 0.45, y0), w + 0.9, y1 - y0,
+                                    boxstyle="round,pad=0.05", facecolor="#f4f4f4",
+                                    edgecolor="0.4", lw=1.0, zorder=0))
+        ax.text(x + side * (w / 2 + 0.6), (y0 + y1) / 2, f"{num_layers_paper}×",
+                ha="left" if side > 0 else "right", va="center", fontsize=13)
+
+    enc_x, dec_x = 2.4, 7.3
+    inputs(enc_x, "inputs (source tokens)", "Input embedding", side=-1)
+    inputs(dec_x, "outputs, shifted right (target tokens)", "Output embedding", side=1)
+    frame(enc_x, 2.55, 6.6, side=-1)
+    frame(dec_x, 2.55, 8.6, side=1)
+    arrow(enc_x, 2.2, enc_x, 3.3 - hgt / 2 - 0.04)
+    enc_top = stack(enc_x, 3.3, [("Multi-Head Attention", "encoder self-attention"),
+                                 ("Feed Forward", None)], side=-1)
+    arrow(dec_x, 2.2, dec_x, 3.3 - hgt / 2 - 0.04)
+    dec_top = stack(dec_x, 3.3, [("Masked Multi-Head Attention", "masked decoder self-attention"),
+                                 ("Multi-Head Attention", "cross-attention"),
+                                 ("Feed Forward", None)], side=1)
+    # the encoder output (memory) goes to the cross-attention of every decoder layer
+    y_cross, x_turn = 5.3, (enc_x + dec_x) / 2 + 0.05
+    ax.plot([enc_x, enc_x, x_turn, x_turn], [enc_top + hgt / 2 + 0.04, 7.1, 7.1, y_cross],
+            color="black", lw=1.2)
+    arrow(x_turn, y_cross, dec_x - w / 2 - 0.04, y_cross)
+    ax.text(x_turn + 0.1, 6.6, "memory:\nK and V", ha="left", va="center", fontsize=9)
+    ax.text(dec_x + 0.12, y_cross - 0.55, "Q", ha="left", va="center", fontsize=9)
+    box(dec_x, 9.5, "Linear")
+    box(dec_x, 10.5, "Softmax")
+    up(dec_x, dec_top, 9.5)
+    up(dec_x, 9.5, 10.5)
+    arrow(dec_x, 10.5 + hgt / 2 + 0.04, dec_x, 11.3)
+    ax.text(dec_x, 11.5, "next-token probabilities", ha="center", va="center", fontsize=10)
+    ax.text(enc_x, 7.5, "encoder", ha="center", va="center", fontsize=13)
+    ax.text(dec_x - w / 2 - 0.35, 9.5, "decoder", ha="right", va="center", fontsize=13)
+    handles = [Patch(facecolor=colour, edgecolor="black", label=f"{kind}: {source}")
+               for kind, (colour, source) in ATTENTION_KINDS.items()]
+    ax.legend(handles=handles, loc="upper left", fontsize=9.5, frameon=True,
+              title=f"{num_layers_paper}× = {num_layers_paper} layers in the paper, "
+                    f"{num_layers_here} in this notebook", title_fontsize=9.5)
+    ax.set_title("The Transformer of Vaswani et al. (2017), redrawn: which attention is which")
+    return fig
+
+
 def block_attention_grid(self_weights, cross_weights, tgt_labels, src_labels, head: int = 0):
     """Small multiples: one row per decoder layer, masked self-attention (n, n) beside cross-attention (n, m)."""
     L = len(self_weights)

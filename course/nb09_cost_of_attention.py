@@ -275,3 +275,21 @@ def check_online_sum(answer, r: float, l: float, s_block) -> Verdict:
                 "online_old_max_kept": l + float(np.exp(s - r).sum())}
     return _check_number(answer, right, "running sum l'", mistakes, rtol=1e-3,
                          hint="Update the maximum first, then rescale l and add the new terms.")
+
+
+def check_heads_cost_ratio(answer, n: int, d_model: int, h_from: int, h_to: int) -> Verdict:
+    """Factor by which the multiply-adds of Q K^T and A V change from h_from to h_to heads: 1.
+
+    With d_k = d_v = d_model / h all heads together do h n^2 (d_k + d_v) = 2 n^2 d_model.
+    """
+    for h in (h_from, h_to):
+        if d_model % h:
+            raise ValueError(f"h = {h} must divide d_model = {d_model}")
+    work = {h: ac.attention_cost(n, d_k=d_model // h, h=h)["multiply_adds"] for h in (h_from, h_to)}
+    mistakes = {"cost_heads_main_cost": h_to / h_from,  # as if every head kept its width
+                "cost_heads_one_head": (work[h_to] / h_to) / (work[h_from] / h_from)}
+    return _check_number(answer, work[h_to] / work[h_from],
+                         f"factor by which the multiply-adds change from h = {h_from} to h = {h_to}",
+                         mistakes, rtol=1e-9,
+                         hint="Write h n^2 (d_k + d_v) with d_k = d_v = d_model / h.",
+                         context={"h_from": h_from, "h_to": h_to})

@@ -151,6 +151,26 @@ def test_check_library_weights_names_the_hard_maximum():
     assert v.mistake == "library_picked_one_book" and "tie" not in v.message
 
 
+def _section_3_qkv():
+    """Q, K, V of the notebook's section 3: n = 3, d_model = 6, d_k = 4, d_v = 2."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3, 6))
+    W_Q, W_K, W_V = (rng.normal(size=(6, d)) / np.sqrt(6) for d in (4, 4, 2))
+    return X @ W_Q, X @ W_K, X @ W_V
+
+
+def test_check_raw_scores():
+    Q, K, V = _section_3_qkv()
+    assert nb01.check_raw_scores(..., Q, K, V).status == checks.UNANSWERED
+    assert nb01.check_raw_scores(Q @ K.T, Q, K, V).ok
+    assert nb01.check_raw_scores(np.round(Q @ K.T, 4), Q, K, V).ok
+    assert nb01.check_raw_scores(K @ Q.T, Q, K, V).mistake == "transposed_scores"
+    v = nb01.check_raw_scores(Q @ K.T / 2, Q, K, V)  # scaled by 1/sqrt(d_k): not what was asked
+    assert v.status == checks.WRONG and "before any scaling" in v.message, v.message
+    v = nb01.check_raw_scores(V @ V.T, Q, K, V)
+    assert 'the classic mistake "comparing V with V"' in v.message and "O = A V" in v.message
+
+
 # every mistake of notebook 01's own checks: registry key -> a verdict for the mistaken answer
 SHAPES = dict(n=5, d_model=8, d_k=4, d_v=3)
 COST = QUERIES["cost of a cat"]
@@ -162,6 +182,10 @@ MISTAKEN_ANSWERS = {
     "library_picked_one_book": lambda: nb01.check_library_weights(np.eye(5)[2], COST, K_BOOKS),
     "library_hard_max": lambda: nb01.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], COST, K_BOOKS),
     "library_no_softmax": lambda: nb01.check_library_weights(K_BOOKS @ COST / 2, COST, K_BOOKS),
+    "scores_compare_values": lambda: nb01.check_raw_scores(
+        (lambda Q, K, V: V @ V.T)(*_section_3_qkv()), *_section_3_qkv()),
+    "scores_compare_queries": lambda: nb01.check_raw_scores(
+        (lambda Q, K, V: Q @ Q.T)(*_section_3_qkv()), *_section_3_qkv()),
 }
 
 

@@ -155,6 +155,18 @@ def test_check_causal_mask_explains_nan_and_finfo_min():
     assert "np.finfo(float).min instead of -inf" in v.message and "uniform" in v.message
 
 
+@pytest.mark.parametrize("key, fill", [("mask_large_negative", -1e9),
+                                       ("mask_finfo_min", np.finfo(float).min)])
+def test_a_finite_fill_is_called_a_convention_not_a_mistake(key, fill):
+    answer = np.where(np.triu(np.ones((5, 5), dtype=bool), k=1), fill, 0.0)
+    v = nb04.check_causal_mask(answer, n=5)
+    assert v.mistake == key and v.status == checks.MISTAKE, v.message
+    assert v.message.startswith("Same weights, another convention: you wrote "), v.message
+    assert "classic mistake" not in v.message and "Not quite" not in v.message
+    assert "exactly the same weights" in v.message and "a trade-off, not a bug" in v.message.lower()
+    assert "torch.finfo(dtype).min" in v.message and "-np.inf" in v.message
+
+
 def test_weights_check_recognises_mask_mistakes(seed_example):
     X, W_Q, W_K, _ = seed_example
     Q, K = X @ W_Q, X @ W_K

@@ -46,7 +46,7 @@ def test_live_head_count_shows_h_heads_with_the_core_weights(h):
     assert len(visible) == h
     for r in range(h):
         assert np.allclose(live.images[r].get_array(), w[r])
-        assert live.labels[r].get_text() == f"head {r + 1}"
+        assert live.labels[r].get_text() == f"head {r}"  # counted from 0, like weights[r]
     assert f"d_k = d_v = d_model / h = {12 // h};" in text
     assert "parameters = 576" in text
     sharp = text.splitlines()[1].split(":")[1].split()
@@ -84,6 +84,7 @@ def test_head_weights_by_h_draws_each_heads_core_weights():
         assert [ax.get_visible() for ax in row] == [r < h for r in range(4)]
         for r in range(h):
             assert np.allclose(row[r].images[0].get_array(), w[r]), (h, r)
+            assert row[r].get_title() == f"h={h}, head {r}"  # counted from 0, like w[r]
     plt.close(fig)
 
 

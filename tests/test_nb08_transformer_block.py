@@ -74,6 +74,36 @@ def test_block_attention_grid_draws_every_layer_and_the_chosen_head(weights):
     plt.close(fig)
 
 
+def test_transformer_architecture_names_each_attention_box_and_has_every_layer():
+    import matplotlib.colors as mcolors
+
+    fig = nb08.transformer_architecture(num_layers_paper=6, num_layers_here=2)
+    ax = fig.axes[0]
+    gids = [p.get_gid() for p in ax.patches if p.get_gid()]
+    kinds = ["encoder self-attention", "masked decoder self-attention", "cross-attention"]
+    assert sorted(g for g in gids if not g.startswith("box: ")) == sorted(kinds)  # one box each
+    plain = [g[len("box: "):] for g in gids if g.startswith("box: ")]
+    assert plain.count("Add & Norm") == 2 + 3  # every sub-layer of both layers has one
+    assert plain.count("Feed Forward") == 2
+    assert {"Input embedding", "Output embedding", "Linear", "Softmax"} <= set(plain)
+    texts = [t.get_text() for t in ax.texts]
+    for kind, paper in zip(kinds, ["Multi-Head Attention", "Masked Multi-Head Attention",
+                                   "Multi-Head Attention"], strict=True):
+        assert f"{paper}\n({kind})" in texts  # the paper's name and what it is
+    assert texts.count("positional\nencoding") == 2 and texts.count("6×") == 2
+    # the legend explains the three colours, and the boxes wear them
+    legend = ax.get_legend()
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert [label.split(":")[0] for label in labels] == kinds
+    assert "K, V from the encoder output" in labels[2] and "causal mask" in labels[1]
+    boxes = {p.get_gid(): p for p in ax.patches if p.get_gid() in kinds}
+    colours = [mcolors.to_hex(h.get_facecolor()) for h in legend.legend_handles]
+    assert colours == [mcolors.to_hex(boxes[k].get_facecolor()) for k in kinds]
+    assert len(set(colours)) == 3
+    assert "2 in this notebook" in legend.get_title().get_text()
+    plt.close(fig)
+
+
 # --- self-checks ---------------------------------------------------------------
 
 def test_cross_kv_source_check():

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+import attention_core as ac
 from course import checks
 from course import nb09_cost_of_attention as nb09
 from course.live import interactive
@@ -133,7 +134,29 @@ MISTAKEN_ANSWERS = {
                                                              R, L, S_BLOCK),
     "online_old_max_kept": lambda: nb09.check_online_sum(L + np.exp(S_BLOCK - R).sum(),
                                                          R, L, S_BLOCK),
+    "cost_heads_main_cost": lambda: nb09.check_heads_cost_ratio(2, n=3000, d_model=768,
+                                                                h_from=12, h_to=24),
+    "cost_heads_one_head": lambda: nb09.check_heads_cost_ratio(0.5, n=3000, d_model=768,
+                                                               h_from=12, h_to=24),
 }
+
+
+def test_heads_cost_ratio_check():
+    args = dict(n=3000, d_model=768, h_from=12, h_to=24)  # the notebook's question 5
+    assert nb09.check_heads_cost_ratio(..., **args).status == checks.UNANSWERED
+    v = nb09.check_heads_cost_ratio(1, **args)
+    assert v.ok and v.message == ("Correct: the factor by which the multiply-adds change from "
+                                  "h = 12 to h = 24 is 1."), v.message
+    assert nb09.check_heads_cost_ratio(1.0, **args).ok
+    v = nb09.check_heads_cost_ratio(2, **args)
+    assert "the same for h = 12 and h = 24" in v.message and "doubling n multiplies" in v.message
+    assert "12/24 of the work" in nb09.check_heads_cost_ratio(0.5, **args).message
+    assert nb09.check_heads_cost_ratio(4, **args).status == checks.WRONG
+    # the counts behind it: 2 n^2 d_model for every h that divides d_model
+    for h in (1, 2, 3, 4, 6, 8, 12, 24):
+        assert ac.attention_cost(3000, d_k=768 // h, h=h)["multiply_adds"] == 2 * 3000 ** 2 * 768
+    with pytest.raises(ValueError, match="must divide d_model"):
+        nb09.check_heads_cost_ratio(1, n=10, d_model=768, h_from=12, h_to=7)
 
 
 @pytest.mark.parametrize("key", MISTAKEN_ANSWERS)
