@@ -317,12 +317,16 @@ FIT_JS = """([W, H]) => {
   const describe = el => (el.tagName.toLowerCase() + '.' + [...el.classList].slice(0, 3).join('.')
                           + ' "' + (el.textContent || el.getAttribute('src') || '').trim().slice(0, 60) + '"');
   let shown = 0;
-  for (const el of [cur, ...cur.querySelectorAll('*')]) {
+  // the slide, its cells, and what can be wider or taller than a cell: images, printed text,
+  // tables, equations, widgets (every other element lies inside a cell)
+  const parts = cur.querySelectorAll('div[cell-index], .jp-OutputArea-output, img, pre, table, '
+                                     + 'mjx-container, .jupyter-widgets');
+  for (const el of [cur, ...parts]) {
     const st = getComputedStyle(el);
     if (st.display === 'none') continue;
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
-    if (el !== cur && (el.tagName === 'IMG' || (el.children.length === 0 && el.textContent.trim()))) shown++;
+    if (el !== cur && (el.tagName === 'IMG' || el.textContent.trim())) shown++;
     if (r.left < -1 || r.top < -1 || r.right > W + 1 || r.bottom > H + 1)
       out.push('outside the screen [' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(', ')
                + ']: ' + describe(el));
