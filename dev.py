@@ -11,6 +11,7 @@
     python3 dev.py site            # static HTML edition of the notebooks in build/site/
     python3 dev.py hub             # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
     python3 dev.py classroom       # instructor key (build/key/) and teacher's guide (docs/)
+    python3 dev.py present         # slideshow with live sliders (Voila, reveal.js) on 127.0.0.1
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+ (Linux, macOS or
 Windows). Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
@@ -243,10 +244,49 @@ def cmd_classroom(args: list[str]) -> int:
                            cwd=ROOT, env=_env(env_dir))
 
 
+PRESENT_DIR = ROOT / "presentation"   # voila.json and the course-slides template
+
+
+def present_command(python, target, *args) -> list:
+    """Voila on `target` (a notebook, or a folder of them) as dev.py present starts it.
+
+    Also used by tests/test_present.py, so the test presents what the teacher gets.
+    """
+    return [str(python), "-m", "voila", f"--Voila.config_file_paths={PRESENT_DIR}",
+            str(target), *args]
+
+
+def present_env(env: dict) -> dict:
+    """`env` with presentation/ on JUPYTER_PATH, where Voila finds the course-slides template."""
+    paths = [str(PRESENT_DIR), *filter(None, [env.get("JUPYTER_PATH")])]
+    return {**env, "JUPYTER_PATH": os.pathsep.join(paths)}
+
+
+def cmd_present(args: list[str]) -> int:
+    """Present notebooks as slides with live widgets (README: Presenting in class).
+
+    `present NOTEBOOK` serves that notebook's slides; further arguments go to Voila.
+    `present --slides [NOTEBOOK...]` regenerates the slide metadata (scripts/slides.py).
+    """
+    env_dir = ensure_env(test=False)
+    py = venv_python(env_dir)
+    if args[:1] == ["--slides"]:
+        return subprocess.call([py, ROOT / "scripts" / "slides.py", *args[1:]], cwd=ROOT,
+                               env=_env(env_dir))
+    if not args or args[0].startswith("-"):
+        print("usage: python3 dev.py present notebooks/NN_topic.ipynb [voila options]")
+        return 2
+    target, rest = args[0], args[1:]
+    print("Starting the presentation on 127.0.0.1; open the http://127.0.0.1:...?token=... URL it "
+          "prints (arrow keys: next slide; S: speaker notes). Stop it with Ctrl+C.", flush=True)
+    return subprocess.call(present_command(py, target, "--token", *rest), cwd=ROOT,
+                           env=present_env(_env(env_dir)))
+
+
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
                 "bench": cmd_bench, "setup": cmd_setup, "site": cmd_site, "hub": cmd_hub,
-                "classroom": cmd_classroom}
+                "classroom": cmd_classroom, "present": cmd_present}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2
