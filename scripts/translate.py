@@ -40,7 +40,7 @@ import nbformat
 from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import denormalize, normalize, read_po, write_po
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -71,7 +71,11 @@ HEADER = {
            "sources and rebuilds the Japanese edition (README, \"The Japanese edition\")."),
 }
 
-PO_OPTIONS = dict(width=0, include_previous=True, include_lineno=False, sort_output=False)
+# Babel can write the previous msgid of a fuzzy entry (`#| msgid`) but not read it back
+# (python-babel/babel#206: the lines come back as user comments, and its writer re-wraps a
+# multi-line msgid into an invalid one). The old English is what a translator needs to see what
+# changed, so _write_previous / _read_previous keep it in the standard gettext form.
+PO_OPTIONS = dict(width=0, include_previous=False, include_lineno=False, sort_output=False)
 LINK = re.compile(r"\]\((\d\d_[a-z0-9_]+)\.ipynb(#[^)\s]*)?\)")
 
 
@@ -145,7 +149,35 @@ def module_template() -> Catalog:
 
 def read_catalog(path: Path) -> Catalog:
     with path.open("rb") as f:
-        return read_po(f, abort_invalid=True)
+        catalog = read_po(f, abort_invalid=True)
+    for message in [*catalog, *catalog.obsolete.values()]:
+        _read_previous(message)
+    return catalog
+
+
+def _read_previous(message) -> None:
+    """`#| msgid ...` lines, which Babel reads as user comments, back into message.previous_id."""
+    previous = [c for c in message.user_comments if c == "|" or c.startswith("| ")]
+    if not previous:
+        return
+    message.user_comments = [c for c in message.user_comments if c not in previous]
+    text = "\n".join(c[2:] for c in previous)
+    if text.startswith("msgid "):
+        message.previous_id = [denormalize(text[len("msgid "):])]
+
+
+def _write_previous(text: str, catalog: Catalog) -> str:
+    """Put `#| msgid "old English"` above every fuzzy entry that knows its old text."""
+    for message in catalog:
+        if not (message.id and message.fuzzy and message.previous_id):
+            continue
+        head = "msgid " + normalize(message.id, width=0) + "\n"
+        if message.context:
+            head = "msgctxt " + normalize(message.context, width=0) + "\n" + head
+        old = "msgid " + normalize(message.previous_id[0], width=0)
+        text = text.replace("\n" + head, "\n" + "".join(f"#| {line}\n" for line in
+                                                     old.split("\n")) + head, 1)
+    return text
 
 
 def po_bytes(catalog: Catalog, markdown: bool = False) -> bytes:
@@ -156,8 +188,9 @@ def po_bytes(catalog: Catalog, markdown: bool = False) -> bytes:
             message.flags -= {"python-format", "python-brace-format"}
     buf = io.BytesIO()
     write_po(buf, catalog, **PO_OPTIONS)
+    text = _write_previous(buf.getvalue().decode("utf-8"), catalog)
     # Babel writes its own version into the header: not a reason to rewrite a catalog
-    return re.sub(rb'"Generated-By: Babel [^"]*"', rb'"Generated-By: Babel\\n"', buf.getvalue())
+    return re.sub(r'"Generated-By: Babel [^"]*"', r'"Generated-By: Babel\\n"', text).encode("utf-8")
 
 
 def _write_if_changed(path: Path, data: bytes) -> bool:
@@ -171,7 +204,11 @@ def _write_if_changed(path: Path, data: bytes) -> bool:
 def updated(path: Path, template: Catalog, lang: str, what: str) -> Catalog:
     """The catalog at `path` (a new one if there is none) updated to `template` by Babel."""
     catalog = read_catalog(path) if path.exists() else _new_catalog(lang, what)
+    previous = {(m.id, m.context): m.previous_id for m in catalog if m.previous_id}
     catalog.update(template, update_creation_date=False)
+    for message in catalog:   # still fuzzy from an earlier update: keep the English it had then
+        if message.fuzzy and not message.previous_id:
+            message.previous_id = previous.get((message.id, message.context), [])
     return catalog
 
 
