@@ -41,8 +41,10 @@ _current = SOURCE_LANGUAGE
 _translations: gettext.NullTranslations = gettext.NullTranslations()
 
 
-def use_language(lang: str) -> str:
-    """Show the course modules' texts in `lang` ("en" or "ja") from now on; returns the previous one.
+def use_language(lang: str) -> None:
+    """Show the course modules' texts in `lang` ("en" or "ja") from now on.
+
+    Returns nothing, so that as the last line of a notebook cell it shows nothing.
 
     Raises ValueError for a language without a catalog, and FileNotFoundError if its compiled
     catalog (locale/<lang>/LC_MESSAGES/course.mo) is missing: `python3 dev.py ja` builds it.
@@ -50,14 +52,12 @@ def use_language(lang: str) -> str:
     global _current, _translations
     if lang not in LANGUAGES:
         raise ValueError(f"no course catalog for language {lang!r}; available: {LANGUAGES}")
-    previous = _current
     if lang == SOURCE_LANGUAGE:
         _translations = gettext.NullTranslations()
     else:
         # fallback=False: a missing .mo is an error, not a silently English "Japanese" notebook
         _translations = gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
     _current = lang
-    return previous
 
 
 def language() -> str:
@@ -68,7 +68,8 @@ def language() -> str:
 @contextlib.contextmanager
 def language_as(lang: str):
     """``with language_as("ja"):`` the modules speak `lang` inside the block (tests, scripts)."""
-    previous = use_language(lang)
+    previous = _current
+    use_language(lang)
     try:
         yield
     finally:
