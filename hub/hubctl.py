@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""The course's JupyterHub: set up its environment, start a hub on 127.0.0.1, make the links.
+
+    python3 dev.py hub --setup [--lang ja]   # the hub's venv + its proxy (npm), then exit
+    python3 dev.py hub [--students 3]        # a trial hub on http://127.0.0.1:8000 until Ctrl+C
+    python3 dev.py hub --link [NOTEBOOK]     # the nbgitpuller link that hands out the course
+
+Standard library only, like dev.py (it runs before any venv exists). tests/test_hub.py and
+scripts/bench.py import it to start hubs of their own. hub/README.md is the teacher's guide.
+
+Where things go: as root (a class server) the venv is /opt/attention-notebooks-hub/venv, outside
+any home folder, because every student's Unix user must be able to run it (a venv under /root
+or made from a Python under /root fails for them); as another user, hub/.venv-hub beside this
+file. AN_HUB_ENV=<dir> chooses another place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+HUB_DIR = Path(__file__).resolve().parent
+ROOT = HUB_DIR.parent
+CONFIG = HUB_DIR / "jupyterhub_config.py"
+REQUIREMENTS = HUB_DIR / "requirements-hub.txt"
+PROXY = HUB_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
+COURSE_FOLDER = "attention-notebooks"  # nbgitpuller's targetPath: every copy is ~/attention-notebooks
+STUDENT_PREFIX = "an-student-"          # every Unix user this file creates starts with it
+STUDENT_COMMENT = "attention-notebooks hub student (removable)"
+NOTEBOOK_03 = "notebooks/03_scaling_and_softmax_saturation.ipynb"
+JA_PACK = "jupyterlab-language-pack-ja-JP>=4.5.post3,<5"
+NOTIFICATIONS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                                   "checkForUpdates": False}}
+JA_LOCALE = {"@jupyterlab/translation-extension:plugin": {"locale": "ja_JP"}}
+HUB_START_S = 120
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def env_dir() -> Path:
+    if os.environ.get("AN_HUB_ENV"):
+        return Path(os.environ["AN_HUB_ENV"]).resolve()
+    return Path("/opt/attention-notebooks-hub/venv") if is_root() else HUB_DIR / ".venv-hub"
+
+
+def _stamp_path(env: Path) -> Path:
+    return env / ".an-hub-installed"
+
+
+def _want_stamp() -> str:
+    h = hashlib.sha256()
+    for path in (REQUIREMENTS, ROOT / "requirements.txt"):
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def env_lang(env: Path | None = None) -> str:
+    """'ja' if the env was set up with the Japanese interface, else 'en'."""
+    env = env or env_dir()
+    try:
+        return json.loads(_stamp_path(env).read_text()).get("lang", "en")
+    except (OSError, ValueError):
+        return "en"
+
+
+def _others_can_run(path: Path) -> bool:
+    """Every folder above `path` can be entered by other users, and `path` is readable/executable."""
+    path = path.resolve()
+    if not os.stat(path).st_mode & 0o005:
+        return False
+    return all(os.stat(p).st_mode & 0o001 for p in path.parents)
+
+
+def _base_python() -> str:
+    """As root: Debian's /usr/bin/python3 (its files are readable by every user); else this one."""
+    if is_root() and Path("/usr/bin/python3").exists():
+        out = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.version_info >= (3, 11))"],
+                             capture_output=True, text=True)
+        if out.stdout.strip() == "True":
+            return "/usr/bin/python3"
+    return sys.executable
+
+
+@contextlib.contextmanager
+def _lock(env: Path):
+    """One setup at a time per env (several worktrees or test runs may share the root one)."""
+    env.parent.mkdir(parents=True, exist_ok=True)
+    with open(env.parent / f".{env.name}.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _write_overrides(env: Path, lang: str) -> Path:
+    """JupyterLab defaults for every student: no news pop-up (it calls out), and the locale."""
+    settings = env / "share" / "jupyter" / "lab" / "settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    overrides = dict(NOTIFICATIONS, **(JA_LOCALE if lang == "ja" else {}))
+    path = settings / "overrides.json"
+    path.write_text(json.dumps(overrides, indent=2) + "\n")
+    return path
+
+
+def setup(lang: str | None = None, quiet: bool = False) -> Path:
+    """Create/refresh the hub's venv (requirements-hub.txt, no course install) and the proxy."""
+    env = env_dir()
+    lang = lang or env_lang(env)
+    say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
+    with _lock(env):
+        if not (env / "bin" / "python").exists():
+            base = _base_python()
+            say(f"Creating the hub's venv {env} (from {base}) ...")
+            env.parent.mkdir(parents=True, exist_ok=True)
+            env.parent.chmod(0o755)
+            subprocess.run([base, "-m", "venv", str(env)], check=True)
+        want = {"requirements": _want_stamp(), "lang": lang}
+        try:
+            have = json.loads(_stamp_path(env).read_text())
+        except (OSError, ValueError):
+            have = {}
+        if have != want:
+            say(f"Installing hub/requirements-hub.txt into {env} (first time: a few minutes) ...")
+            pip = [str(env / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                   "--disable-pip-version-check"]
+            subprocess.run([*pip, "-r", str(REQUIREMENTS)], check=True)
+            if lang == "ja":
+                subprocess.run([*pip, JA_PACK], check=True)
+            elif have.get("lang") == "ja":
+                subprocess.run([str(env / "bin" / "python"), "-m", "pip", "uninstall", "--quiet",
+                                "-y", "jupyterlab-language-pack-ja-JP"], check=True)
+            _write_overrides(env, lang)
+            _stamp_path(env).write_text(json.dumps(want))
+        if is_root() and not _others_can_run(env / "bin" / "python"):
+            raise SystemExit(f"{env}/bin/python cannot be run by other users (a folder above it "
+                             "is closed): the students' servers would fail. Set AN_HUB_ENV to a "
+                             "folder under /opt or /srv and run --setup again.")
+    lock = HUB_DIR / "package-lock.json"
+    marker = HUB_DIR / "node_modules" / ".an-hub-lock"
+    digest = hashlib.sha256(lock.read_bytes()).hexdigest()
+    if not PROXY.exists() or not marker.exists() or marker.read_text() != digest:
+        if not shutil.which("npm"):
+            raise SystemExit("npm not found: the hub's proxy (configurable-http-proxy) is an npm "
+                             "package. Install Node.js 20+ with npm (Debian: apt-get install npm).")
+        say("Installing configurable-http-proxy (hub/package-lock.json) ...")
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HUB_DIR,
+                       check=True)
+        marker.write_text(digest)
+    return env
+
+
+def problems() -> list[str]:
+    """Why a hub with isolated students cannot start here (empty: it can)."""
+    found = []
+    env = env_dir()
+    if not is_root():
+        found.append("not root: creating a Unix user per student needs root")
+    try:
+        stamp = json.loads(_stamp_path(env).read_text())
+    except (OSError, ValueError):
+        stamp = None
+    if stamp is None or stamp.get("requirements") != _want_stamp():
+        found.append(f"the hub's venv {env} is missing or outdated: run `python3 dev.py hub --setup`")
+    if not PROXY.exists():
+        found.append(f"{PROXY} is missing: run `python3 dev.py hub --setup` (needs npm)")
+    node = shutil.which("node")
+    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout if node else ""
+    if not version.startswith("v") or int(version[1:].split(".")[0]) < 20:
+        found.append(f"Node.js 20 or newer is needed for the proxy (configurable-http-proxy 5); "
+                     f"found {version.strip() or 'none'}")
+    if not shutil.which("git"):
+        found.append("git is not installed (nbgitpuller runs git)")
+    for tool in ("useradd", "userdel"):
+        if not shutil.which(tool):
+            found.append(f"{tool} not found (Debian package passwd)")
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The nbgitpuller link
+# --------------------------------------------------------------------------------------------
+
+def default_repo_url() -> str:
+    """The public repository (the `origin` remote, as https), else this clone as file://."""
+    out = subprocess.run(["git", "-C", str(ROOT), "remote", "get-url", "origin"],
+                         capture_output=True, text=True)
+    url = out.stdout.strip()
+    if url.startswith("git@") and ":" in url:      # git@host:owner/name.git -> https://host/owner/name
+        host, path = url[4:].split(":", 1)
+        url = f"https://{host}/{path}"
+    if url.endswith(".git") and url.startswith("http"):
+        url = url[:-4]
+    return url or ROOT.as_uri()
+
+
+def course_link(hub_url: str, repo: str, branch: str = "main", notebook: str | None = None,
+                app: str = "lab") -> str:
+    """The link a student clicks: log in, get a server, get (or update) ~/attention-notebooks.
+
+    Opens `notebook` (a path inside the repository, e.g. notebooks/03_....ipynb) in JupyterLab,
+    or the course's first notebook.
+    """
+    notebook = notebook or "notebooks/00_start_here.ipynb"
+    query = urlencode({"repo": repo, "branch": branch, "targetPath": COURSE_FOLDER,
+                       "urlpath": f"{app}/tree/{COURSE_FOLDER}/{notebook}"}, quote_via=quote)
+    return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"
+
+
+# --------------------------------------------------------------------------------------------
+# Students as Unix users
+# --------------------------------------------------------------------------------------------
+
+def create_student(name: str, trust: list[Path] = ()) -> Path:
+    """A Unix user `name` (must start with an-student-) whose home only they can read.
+
+    `trust`: local repositories (owned by root) the student may clone: git refuses a repository
+    owned by another user ("dubious ownership") unless the student's ~/.gitconfig lists it.
+    A course on a git host (https://...) needs none.
+    """
+    if not name.startswith(STUDENT_PREFIX):
+        raise ValueError(f"student users must start with {STUDENT_PREFIX!r}: {name!r}")
+    subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", "--comment",
+                    STUDENT_COMMENT, name], check=True, capture_output=True, text=True)
+    entry = pwd.getpwnam(name)
+    home = Path(entry.pw_dir)
+    home.chmod(0o700)  # Debian's useradd makes 755 homes: every student could read the others'
+    if trust:
+        gitconfig = home / ".gitconfig"
+        gitconfig.write_text("[safe]\n" + "".join(f"\tdirectory = {p}\n" for p in trust))
+        os.chown(gitconfig, entry.pw_uid, entry.pw_gid)
+    return home
+
+
+def pids_of_uid(uid: int) -> list[int]:
+    pids = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            for line in status.read_text().splitlines():
+                if line.startswith("Uid:"):
+                    if int(line.split()[1]) == uid:
+                        pids.append(int(status.parent.name))
+                    break
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def remove_student(name: str) -> None:
+    """Stop what still runs as the student (by pid), then `userdel -r`. Only our users."""
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        return
+    if not name.startswith(STUDENT_PREFIX) or entry.pw_gecos != STUDENT_COMMENT:
+        raise ValueError(f"refusing to remove {name!r}: not a user this file created")
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = pids_of_uid(entry.pw_uid)
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + 10
+        while pids_of_uid(entry.pw_uid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not pids_of_uid(entry.pw_uid):
+            break
+    subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
+    with contextlib.suppress(KeyError):
+        pwd.getpwnam(name)
+        raise RuntimeError(f"userdel could not remove {name}")
+
+
+def listening_sockets(pids: list[int]) -> list[tuple[int, str, int]]:
+    """(pid, address, port) of every TCP socket in LISTEN state that one of `pids` holds."""
+    listen = {}
+    for table, v6 in (("/proc/net/tcp", False), ("/proc/net/tcp6", True)):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] != "0A":  # TCP_LISTEN
+                    continue
+                hex_addr, hex_port = fields[1].split(":")
+                raw = bytes.fromhex(hex_addr)
+                if v6:  # four little-endian 32-bit words
+                    raw = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                    addr = socket.inet_ntop(socket.AF_INET6, raw)
+                else:
+                    addr = socket.inet_ntop(socket.AF_INET, raw[::-1])
+                listen[fields[9]] = (addr, int(hex_port, 16))
+    found = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    target = os.readlink(fd)
+                    if target.startswith("socket:[") and target[8:-1] in listen:
+                        found.append((pid, *listen[target[8:-1]]))
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def publish_course(dest: Path, branch: str = "main") -> str:
+    """A bare repository at `dest` with this clone's HEAD as `branch`; returns its file:// URL.
+
+    nbgitpuller clones and pulls it as each student, so it sits in a folder every user can read.
+    """
+    subprocess.run(["git", "init", "--quiet", "--bare", str(dest)], check=True)
+    subprocess.run(["git", "-C", str(ROOT), "push", "--quiet", str(dest), f"HEAD:refs/heads/{branch}"],
+                   check=True)
+    subprocess.run(["git", "-C", str(dest), "symbolic-ref", "HEAD", f"refs/heads/{branch}"], check=True)
+    for p in [dest, *dest.rglob("*")]:
+        p.chmod(p.stat().st_mode | (0o755 if p.is_dir() else 0o644))
+    return dest.as_uri()
+
+
+# --------------------------------------------------------------------------------------------
+# A hub process
+# --------------------------------------------------------------------------------------------
+
+class Hub:
+    """JupyterHub (jupyterhub_config.py) on 127.0.0.1 with free ports and its own state folder."""
+
+    def __init__(self, state: Path, users: list[str], password: str | None = None,
+                 spawner: str = "localprocess", port: int | None = None, env: Path | None = None):
+        self.state = state
+        self.users = users
+        self.password = password or secrets.token_urlsafe(12)
+        self.spawner = spawner
+        self.env = env or env_dir()
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = state / "jupyterhub.log"
+        self.proc: subprocess.Popen | None = None
+        self._log = None
+
+    def environ(self) -> dict:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV"))}
+        env.update(AN_HUB_ENV=str(self.env), AN_HUB_STATE=str(self.state),
+                   AN_HUB_PORT=str(self.port), AN_HUB_HUB_PORT=str(free_port()),
+                   AN_HUB_PROXY_API_PORT=str(free_port()), AN_HUB_PROXY=str(PROXY),
+                   AN_HUB_USERS=",".join(self.users), AN_HUB_PASSWORD=self.password,
+                   AN_HUB_SPAWNER=self.spawner, AN_HUB_COURSE_FOLDER=COURSE_FOLDER)
+        env["PATH"] = os.pathsep.join([str(self.env / "bin"), env.get("PATH", "/usr/bin:/bin")])
+        return env
+
+    def start(self) -> None:
+        self.state.mkdir(parents=True, exist_ok=True)
+        self.state.chmod(0o700)  # the cookie secret and the database: the hub's alone
+        self._log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+        self.proc = subprocess.Popen(
+            [str(self.env / "bin" / "jupyterhub"), "-f", str(CONFIG)], cwd=self.state,
+            env=self.environ(), stdin=subprocess.DEVNULL, stdout=self._log,
+            stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + HUB_START_S
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"JupyterHub exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/hub/api/", timeout=5) as resp:
+                    if resp.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"JupyterHub did not answer within {HUB_START_S} s:\n{self.log_tail()}")
+            time.sleep(0.2)  # still starting: poll again (state-based wait)
+
+    def own_pids(self) -> list[int]:
+        """The hub and its proxy (the students' servers run as the students: see pids_of_uid)."""
+        pids = [self.proc.pid] if self.proc and self.proc.poll() is None else []
+        with contextlib.suppress(OSError, ValueError):
+            pid = int((self.state / "proxy.pid").read_text())
+            os.kill(pid, 0)
+            pids.append(pid)
+        return pids
+
+    def stop(self) -> None:
+        """SIGTERM: the hub stops every student's server and its proxy; then kill what is left."""
+        proxy = None
+        with contextlib.suppress(OSError, ValueError):
+            proxy = int((self.state / "proxy.pid").read_text())
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=30)
+        if proxy is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proxy, signal.SIGTERM)
+        if self._log:
+            self._log.close()
+            self._log = None
+
+    def log_tail(self, n: int = 60) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return "(no hub log)"
+
+
+# --------------------------------------------------------------------------------------------
+# The trial hub (python3 dev.py hub)
+# --------------------------------------------------------------------------------------------
+
+def _interrupt(*_):
+    raise KeyboardInterrupt
+
+
+def _trial(args) -> int:
+    env = setup(args.lang)
+    isolated = is_root()
+    tmp = Path(tempfile.mkdtemp(prefix="an-hub-trial-"))
+    tmp.chmod(0o755)  # the students clone the course from here
+    names = [f"{STUDENT_PREFIX}{k}" for k in range(1, args.students + 1)]
+    created: list[str] = []
+    hub = None
+    try:
+        repo = publish_course(tmp / "course.git")
+        if isolated:
+            for name in names:
+                try:
+                    pwd.getpwnam(name)
+                    raise SystemExit(f"a user {name} exists already (an earlier trial?); "
+                                     f"remove it with `userdel -r {name}`")
+                except KeyError:
+                    pass
+                create_student(name, trust=[tmp / "course.git"])
+                created.append(name)
+        hub = Hub(tmp / "state", names, spawner="localprocess" if isolated else "simple",
+                  port=args.port, env=env)
+        hub.start()
+        link = course_link(hub.url, repo)
+        print(f"\nJupyterHub is running on {hub.url} (log: {hub.log_path}).\n"
+              f"Log in as {', '.join(names)} with the password {hub.password}\n"
+              + ("Each student is a Unix user of their own, removed again when you stop the hub.\n"
+                 if isolated else
+                 "NOT ISOLATED: not running as root, so every student is your own Unix user and "
+                 "can read the others' files. Run as root for one Unix user per student.\n")
+              + f"\nThe course for a student (opens the first notebook):\n  {link}\n"
+              f"Notebook 03 only:\n  {course_link(hub.url, repo, notebook=NOTEBOOK_03)}\n"
+              f"\nStop with Ctrl+C.", flush=True)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # all end in the cleanup below,
+            signal.signal(sig, _interrupt)                          # even if SIGINT was ignored
+        while hub.proc.poll() is None:
+            time.sleep(1)
+        print(f"JupyterHub exited with {hub.proc.returncode}:\n{hub.log_tail()}")
+        return 1
+    except KeyboardInterrupt:
+        print("\nStopping the hub and removing the students ...", flush=True)
+        return 0
+    finally:
+        if hub is not None:
+            hub.stop()
+        for name in created:
+            remove_student(name)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python3 dev.py hub", description=__doc__.splitlines()[0])
+    ap.add_argument("--setup", action="store_true", help="set up the hub's venv and proxy, then exit")
+    ap.add_argument("--lang", choices=["en", "ja"], help="JupyterLab's language for every student "
+                    "(ja installs jupyterlab-language-pack-ja-JP and makes ja_JP the default)")
+    ap.add_argument("--students", type=int, default=3, help="trial: how many students (default 3)")
+    ap.add_argument("--port", type=int, default=8000, help="trial: the hub's port (default 8000)")
+    ap.add_argument("--link", nargs="?", const="", metavar="NOTEBOOK",
+                    help="print the nbgitpuller link for the course (or for NOTEBOOK, a path such "
+                         "as notebooks/03_scaling_and_softmax_saturation.ipynb) and exit")
+    ap.add_argument("--hub-url", default="http://127.0.0.1:8000", help="--link: the hub's address")
+    ap.add_argument("--repo", help="--link: the course's git URL (default: the origin remote)")
+    ap.add_argument("--branch", default="main", help="--link: the branch (default main)")
+    args = ap.parse_args(argv)
+    if args.link is not None:
+        repo = args.repo or default_repo_url()
+        if repo.startswith("file:"):
+            print("(no `origin` remote: this link points at this clone, which only this machine "
+                  "can reach; for a class pass --repo https://<host>/<owner>/attention-notebooks)",
+                  file=sys.stderr)
+        print(course_link(args.hub_url, repo, args.branch, args.link or None))
+        return 0
+    if args.setup:
+        env = setup(args.lang)
+        print(f"The hub's venv is {env} (language: {env_lang(env)}); start a trial hub with "
+              "`python3 dev.py hub`.")
+        return 0
+    return _trial(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

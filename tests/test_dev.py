@@ -1,0 +1,72 @@
+"""dev.py and the requirement files: the interpreter path on every OS, honest version ranges."""
+
+import re
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+import pytest
+
+import dev
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("platform, parts", [
+    ("linux", ("bin", "python")),
+    ("darwin", ("bin", "python")),
+    ("win32", ("Scripts", "python.exe")),
+])
+def test_venv_interpreter_path_per_platform(monkeypatch, platform, parts):
+    monkeypatch.setattr(sys, "platform", platform)
+    env = Path("some") / ".venv"
+    assert dev.venv_bin(env) == env / parts[0]
+    assert dev.venv_python(env) == env.joinpath(*parts)
+
+
+def test_venv_interpreter_path_matches_a_real_venv_here(tmp_path):
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "env")
+    assert dev.venv_python(tmp_path / "env").is_file()
+
+
+def test_lowest_pins_take_each_lower_bound():
+    text = "# comment\nnumpy>=2.0,<3   # why\n\nnbval>=0.11,<0.12\nruff==0.17.6\n"
+    assert dev.lowest_pins([text]) == ["numpy==2.0", "nbval==0.11", "ruff==0.17.6"]
+    with pytest.raises(SystemExit, match="no lower bound"):
+        dev.lowest_pins(["numpy<3\n"])
+
+
+def _requirements():
+    for name in dev.REQUIREMENTS:
+        for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                yield name, line
+
+
+@pytest.mark.parametrize("name, line", list(_requirements()), ids=lambda x: x)
+def test_every_range_stays_within_one_major(name, line):
+    """`>=X.Y,<X+1` (for 0.x: `>=0.Y,<0.Y+1`), or an exact pin; nothing that spans two majors."""
+    if re.fullmatch(r"[A-Za-z0-9._-]+==[0-9][0-9.]*", line):
+        return
+    # a post-release lower bound (jupyterlab-language-pack-ja-JP>=4.5.post3) is the same major
+    m = re.fullmatch(r"[A-Za-z0-9._-]+>=(\d+)\.(\d+)(?:\.\d+)?(?:\.post\d+)?,<(\d+)(?:\.(\d+))?",
+                     line)
+    assert m, f"{name}: {line!r} is not `name>=X.Y,<X+1`"
+    major, minor, upper_major, upper_minor = m.groups()
+    if major == "0":
+        assert (upper_major, upper_minor) == ("0", str(int(minor) + 1)), f"{name}: {line!r}"
+    else:
+        assert upper_major == str(int(major) + 1) and upper_minor is None, f"{name}: {line!r}"
+
+
+def test_each_dependency_is_declared_once():
+    """pyproject.toml reads its dependencies from the requirement files instead of a copy."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "dependencies" not in project["project"]
+    dynamic = project["tool"]["setuptools"]["dynamic"]
+    assert dynamic["dependencies"] == {"file": ["requirements.txt"]}
+    assert dynamic["optional-dependencies"]["test"] == {"file": ["requirements-test.txt"]}
+    names = [re.match(r"[A-Za-z0-9._-]+", line).group(0).lower() for _, line in _requirements()]
+    assert len(names) == len(set(names)), f"a package is listed twice: {sorted(names)}"
