@@ -12,6 +12,8 @@
     python3 dev.py hub             # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
     python3 dev.py classroom       # instructor key (build/key/) and teacher's guide (docs/)
     python3 dev.py present         # slideshow with live sliders (Voila, reveal.js) on 127.0.0.1
+    python3 dev.py ja              # Japanese edition: update catalogs, build and run notebooks/ja/
+    python3 dev.py lab --lang ja   # JupyterLab in Japanese on the Japanese edition
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+ (Linux, macOS or
 Windows). Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
@@ -138,6 +140,8 @@ def _split_lowest(args: list[str]) -> tuple[bool, list[str]]:
 
 def cmd_lab(args: list[str]) -> int:
     env_dir = ensure_env(test=False)
+    if args[:2] == ["--lang", "ja"]:
+        return cmd_lab_ja(env_dir, args[2:])
     # Jupyter makes a random token and prints the URL that carries it; never disable it.
     print("Starting JupyterLab on 127.0.0.1; open the http://127.0.0.1:...?token=... URL it "
           "prints. Stop it with Ctrl+C.", flush=True)
@@ -146,6 +150,56 @@ def cmd_lab(args: list[str]) -> int:
                             f"--ServerApp.root_dir={ROOT}",
                             "--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb",
                             *as_root, *args], env=_env(env_dir))
+
+
+# The Japanese edition (README, "The Japanese edition"). JupyterLab's own interface comes in
+# Japanese from jupyterlab-language-pack-ja-JP (requirements.txt) with the default locale set in
+# a config folder used by this command only: jupyterlab_server layers
+# <config dir>/labconfig/default_setting_overrides.json over <sys.prefix>/share/jupyter/lab/
+# settings/overrides.json, so the English `lab`, the tests and .venv's own overrides stay as they
+# are (a learner can still switch in Settings > Language).
+JA_LAB_CONFIG = VENV / "etc" / "jupyter-ja"
+
+
+def cmd_lab_ja(env_dir: Path, args: list[str]) -> int:
+    overrides = JA_LAB_CONFIG / "labconfig" / "default_setting_overrides.json"
+    overrides.parent.mkdir(parents=True, exist_ok=True)
+    overrides.write_text(json.dumps({"@jupyterlab/translation-extension:plugin":
+                                     {"locale": "ja_JP"}}, indent=2))
+    env = _env(env_dir)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        p for p in (str(JA_LAB_CONFIG), env.get("JUPYTER_CONFIG_PATH")) if p)
+    start = "notebooks/ja/00_start_here.ipynb"
+    if not (ROOT / start).exists():
+        sys.exit(f"{start} is missing: build the Japanese edition with `python3 dev.py ja`")
+    print("JupyterLab を日本語で 127.0.0.1 に起動します。表示される http://127.0.0.1:...?token=... "
+          "の URL を開いてください (Ctrl+C で終了)。", flush=True)
+    as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    return subprocess.call([venv_python(env_dir), "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
+                            f"--ServerApp.root_dir={ROOT}", f"--LabApp.default_url=/lab/tree/{start}",
+                            *as_root, *args], env=env)
+
+
+def cmd_ja(args: list[str]) -> int:
+    """update the catalogs, build notebooks/ja/ (and course.mo), then execute the built notebooks.
+
+    `ja update [NN_topic ...]` and `ja status` run only that step; `ja --no-run` skips executing.
+    """
+    env_dir = ensure_env(test=True)   # Babel (requirements-test.txt)
+    py, env = venv_python(env_dir), _env(env_dir)
+    translate = [py, ROOT / "scripts" / "translate.py"]
+    if args[:1] in (["update"], ["status"], ["build"]):
+        return subprocess.call([*translate, *args], cwd=ROOT, env=env)
+    if args not in ([], ["--no-run"]):
+        print(cmd_ja.__doc__)
+        return 2
+    code = subprocess.call([*translate, "update"], cwd=ROOT, env=env)
+    code = subprocess.call([*translate, "build"], cwd=ROOT, env=env) or code
+    built = sorted(str(p) for p in (NOTEBOOKS / "ja").glob("[0-9][0-9]_*.ipynb"))
+    if args != ["--no-run"] and built:
+        code = subprocess.call([py, ROOT / "scripts" / "regenerate.py", *built], cwd=ROOT,
+                               env=env) or code
+    return code
 
 
 def cmd_test(args: list[str]) -> int:
@@ -286,7 +340,7 @@ def cmd_present(args: list[str]) -> int:
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
                 "bench": cmd_bench, "setup": cmd_setup, "site": cmd_site, "hub": cmd_hub,
-                "classroom": cmd_classroom, "present": cmd_present}
+                "classroom": cmd_classroom, "present": cmd_present, "ja": cmd_ja}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

@@ -14,6 +14,8 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
+from course.i18n import _
+
 COURSE_STYLE = {
     "figure.dpi": 80,          # projector-readable, small PNGs
     "font.size": 11,
@@ -56,9 +58,12 @@ def _one_draw_per_notebook_figure() -> None:
         cfg.print_figure_kwargs = {**cfg.print_figure_kwargs, "bbox_inches": None}
 
 
-def attention_heatmap(weights, query_labels=None, key_labels=None, title="attention weights A",
+def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
                       ax=None, annotate=True, vmax=1.0):
-    """Heatmap of an (n, m) weight matrix: rows = queries, columns = keys, values printed."""
+    """Heatmap of an (n, m) weight matrix: rows = queries, columns = keys, values printed.
+
+    title: None gives "attention weights A" (in the course's current language, course.i18n).
+    """
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 2:
         raise ValueError(f"weights must be 2-D (n, m), got shape {weights.shape}")
@@ -68,9 +73,9 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title="attent
     im = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=vmax)
     ax.set_xticks(range(m), key_labels if key_labels is not None else range(m))
     ax.set_yticks(range(n), query_labels if query_labels is not None else range(n))
-    ax.set_xlabel("key position j")
-    ax.set_ylabel("query position i")
-    ax.set_title(title)
+    ax.set_xlabel(_("key position j"))
+    ax.set_ylabel(_("query position i"))
+    ax.set_title(_("attention weights A") if title is None else title)
     if annotate:
         for i in range(n):
             for j in range(m):

@@ -26,6 +26,7 @@ from course.checks import (
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import attention_heatmap
+from course.i18n import _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -53,16 +54,17 @@ class LiveLibrary(LiveFigure):
         self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom") for j in range(m)]
         self.ax_w.set_xticks(range(m), self.book_labels, rotation=15)
         self.ax_w.set_ylim(0, 1.12)
-        self.ax_w.set_xlabel(r"book $j$ (key $k_j$ = catalogue entry)")
-        self.ax_w.set_ylabel(r"attention weight $a_j$")
+        self.ax_w.set_xlabel(_(r"book $j$ (key $k_j$ = catalogue entry)"))
+        self.ax_w.set_ylabel(_(r"attention weight $a_j$"))
         self.o_bars = self.ax_o.bar(range(d_v), np.zeros(d_v), color="tab:orange")
         self.o_text = [self.ax_o.text(c, 0.0, "", ha="center", va="bottom") for c in range(d_v)]
         self.ax_o.set_xticks(range(d_v), self.content_labels, rotation=15)
         self.ax_o.set_ylim(0, 1.15 * self.values.max())
-        self.ax_o.set_xlabel("content feature")
-        self.ax_o.set_ylabel(r"mixed contents $o$")
-        self.ax_o.set_title(r"what the reader takes home: $o = a V$")
-        self.ax_w.set_title("query 'a reader's wish' x 1: weights over the books")  # changes: no mathtext
+        self.ax_o.set_xlabel(_("content feature"))
+        self.ax_o.set_ylabel(_(r"mixed contents $o$"))
+        self.ax_o.set_title(_(r"what the reader takes home: $o = a V$"))
+        self.ax_w.set_title(_("query '{query}' x {strength}: weights over the books").format(
+            query=_("a reader's wish"), strength=1))  # changes: no mathtext
         self.blit([*self.w_bars, *self.w_text, *self.o_bars, *self.o_text, self.ax_w.title])
 
     def update(self, query: str, strength: float = 1.0) -> str:
@@ -77,10 +79,11 @@ class LiveLibrary(LiveFigure):
             bar.set_height(x)
             text.set_y(x)
             text.set_text(f"{x:.2f}")
-        self.ax_w.set_title(f"query '{query}' x {strength:g}: weights over the books")
-        return ("weights a: " + ", ".join(f"{b} {a:.3f}" for b, a in zip(self.book_labels, w, strict=True))
-                + "\nmixed o:   " + ", ".join(f"{c} {x:.3f}" for c, x in
-                                              zip(self.content_labels, o, strict=True)))
+        self.ax_w.set_title(_("query '{query}' x {strength}: weights over the books").format(
+            query=query, strength=f"{strength:g}"))
+        return _("weights a: {weights}\nmixed o:   {mixed}").format(
+            weights=", ".join(f"{b} {a:.3f}" for b, a in zip(self.book_labels, w, strict=True)),
+            mixed=", ".join(f"{c} {x:.3f}" for c, x in zip(self.content_labels, o, strict=True)))
 
 
 def library_weights_grid(weights: dict, book_labels, strengths=(1.0, 4.0)):
@@ -96,14 +99,14 @@ def library_weights_grid(weights: dict, book_labels, strengths=(1.0, 4.0)):
     for ax, (name, w) in zip(np.atleast_1d(axes), weights.items(), strict=True):
         for s, c in enumerate(strengths):
             ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[s], width,
-                   label=f"strength c = {c:g}")  # the query multiplied by c
-        ax.set_title(f"query: {name}")
+                   label=_("strength c = {c}").format(c=f"{c:g}"))  # the query multiplied by c
+        ax.set_title(_("query: {name}").format(name=name))
         ax.set_xticks(range(m), book_labels, rotation=60, ha="right")
-        ax.set_xlabel(r"book $j$")
+        ax.set_xlabel(_(r"book $j$"))
         ax.set_ylim(0, 1)
-    np.atleast_1d(axes)[0].set_ylabel(r"attention weight $a_j$")
+    np.atleast_1d(axes)[0].set_ylabel(_(r"attention weight $a_j$"))
     fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside right upper")
-    fig.suptitle("Attention mixes several books; a stronger query concentrates the mix")
+    fig.suptitle(_("Attention mixes several books; a stronger query concentrates the mix"))
     return fig
 
 
@@ -127,22 +130,23 @@ def check_qkv_shapes(answer, n: int, d_model: int, d_k: int, d_v: int) -> Verdic
     try:
         got = tuple(tuple(int(x) for x in shape) for shape in answer)
     except (TypeError, ValueError):
-        return Verdict(WRONG, "Give three shapes as a tuple of tuples, e.g. ((1, 2), (1, 2), "
-                              f"(1, 3)); got {answer!r}.")
+        return Verdict(WRONG, _("Give three shapes as a tuple of tuples, e.g. ((1, 2), (1, 2), "
+                                "(1, 3)); got {answer}.").format(answer=repr(answer)))
     right = ((n, d_k), (n, d_k), (n, d_v))
     if got == right:
-        return Verdict(CORRECT, f"Correct: Q and K are (n, d_k) = {right[0]}, V is (n, d_v) = "
-                                f"{right[2]}.")
+        return Verdict(CORRECT, _("Correct: Q and K are (n, d_k) = {qk}, V is (n, d_v) = "
+                                  "{v}.").format(qk=right[0], v=right[2]))
     wrongs = {"weight_shapes": ((d_model, d_k), (d_model, d_k), (d_model, d_v)),
               "V_uses_d_k": ((n, d_k), (n, d_k), (n, d_k)),
               "column_convention": ((d_k, n), (d_k, n), (d_v, n)),
               "no_projection": ((n, d_model),) * 3}
     for key, shapes in wrongs.items():
-        if got == shapes:
+        if got == shapes:  # i18n: wrap with course/checks.py, which gives label and why
             label, why = named(key)
             return Verdict(MISTAKE, f"Not quite: {got} are {label}. {sentence(why)}",
                            key)
-    return Verdict(WRONG, f"Not quite: expected {right} for (Q, K, V), you gave {got}.")
+    return Verdict(WRONG, _("Not quite: expected {right} for (Q, K, V), you gave {got}.").format(
+        right=right, got=got))
 
 
 def check_symmetric_scores(answer) -> Verdict:
@@ -150,13 +154,14 @@ def check_symmetric_scores(answer) -> Verdict:
     if is_unanswered(answer):
         return unanswered("answer, True or False")
     if not isinstance(answer, (bool, np.bool_)):
-        return Verdict(WRONG, f"Answer with True or False, got {answer!r}.")
-    why = ("S^T = (Q Q^T)^T = Q Q^T = S, so token i scores token j exactly as j scores i. "
-           "With separate W_Q and W_K, S = X W_Q W_K^T X^T is symmetric for every X only if "
-           "W_Q W_K^T is.")
+        return Verdict(WRONG, _("Answer with True or False, got {answer}.").format(
+            answer=repr(answer)))
+    why = _("S^T = (Q Q^T)^T = Q Q^T = S, so token i scores token j exactly as j scores i. "
+            "With separate W_Q and W_K, S = X W_Q W_K^T X^T is symmetric for every X only if "
+            "W_Q W_K^T is.")
     if answer:
-        return Verdict(CORRECT, f"Correct: {why}")
-    return Verdict(WRONG, f"Not quite: it is always symmetric. {why}")
+        return Verdict(CORRECT, _("Correct: {why}").format(why=why))
+    return Verdict(WRONG, _("Not quite: it is always symmetric. {why}").format(why=why))
 
 
 def check_raw_scores(answer, Q, K, V) -> Verdict:

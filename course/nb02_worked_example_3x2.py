@@ -13,6 +13,7 @@ import numpy as np
 import attention_core as ac
 from course.checks import Verdict, check_value, weight_mistakes
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.i18n import _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -33,8 +34,8 @@ def _value_plane(ax, V, labels):
     ax.set_aspect("equal")
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
-    ax.set_xlabel("value feature 1")
-    ax.set_ylabel("value feature 2")
+    ax.set_xlabel(_("value feature 1"))
+    ax.set_ylabel(_("value feature 2"))
 
 
 def _tip_to_tail(weights_row, V):
@@ -58,9 +59,9 @@ def contributions_grid(V, A, labels):
                       label=f"$a_{{{i + 1}{j + 1}}} v_{j + 1}$ = {A[i, j]:.2f} $v_{j + 1}$")
         o = A[i] @ V  # (m,) @ (m, d_v) -> (d_v,)
         ax.plot(*o, "k*", ms=14, label=f"$o_{i + 1}$ = ({o[0]:.2f}, {o[1]:.2f})")
-        ax.set_title(f"query {labels[i]} (i = {i + 1})")
+        ax.set_title(_("query {token} (i = {i})").format(token=labels[i], i=i + 1))
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=9, ncols=2)
-    fig.suptitle(r"Each output $o_i = \sum_j a_{ij} v_j$: contributions drawn tip to tail")
+    fig.suptitle(_(r"Each output $o_i = \sum_j a_{ij} v_j$: contributions drawn tip to tail"))
     return fig
 
 
@@ -87,15 +88,16 @@ class LiveWorkedExample(LiveFigure):
         self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom") for j in range(m)]
         self.ax_w.set_xticks(range(m), [f"{lbl} (j={j + 1})" for j, lbl in enumerate(self.labels)])
         self.ax_w.set_ylim(0, 1.1)
-        self.ax_w.set_xlabel(r"key token $j$")
-        self.ax_w.set_ylabel(r"attention weight $a_{ij}$")
+        self.ax_w.set_xlabel(_(r"key token $j$"))
+        self.ax_w.set_ylabel(_(r"attention weight $a_{ij}$"))
         _value_plane(self.ax_v, V, self.labels)
         self.arrows = self.ax_v.quiver(np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
                                        angles="xy", scale_units="xy", scale=1, width=0.012,
                                        color=colors)
         (self.o_marker,) = self.ax_v.plot([], [], "k*", ms=14)
         self.ax_v.set_title("o_1 = (0.000, 0.000)")
-        self.ax_w.set_title("query 私 (i=1), W_K[2,2] = -1")
+        self.ax_w.set_title(_("query {token} (i={i}), W_K[2,2] = {w}").format(
+            token="私", i=1, w=-1))  # the widest title update() sets: layout is computed once
         # arrows and o above the static points and labels of the plane: blitting draws them on top
         self.arrows.set_zorder(3.5)
         self.o_marker.set_zorder(3.6)
@@ -119,13 +121,16 @@ class LiveWorkedExample(LiveFigure):
         o = steps.output[query]  # (d_v,)
         self.o_marker.set_data([o[0]], [o[1]])
         name = self.labels[query]
-        self.ax_w.set_title(f"query {name} (i={query + 1}), W_K[2,2] = {w_k22:g}")
+        title = _("query {token} (i={i}), W_K[2,2] = {w}").format(token=name, i=query + 1,
+                                                                  w=f"{w_k22:g}")
+        self.ax_w.set_title(title)
         self.ax_v.set_title(f"o_{query + 1} = ({o[0]:.3f}, {o[1]:.3f})")
-        return (f"query {name} (i={query + 1}), W_K[2,2] = {w_k22:g}\n"
-                f"weights a_{query + 1}j: " + " ".join(f"{w:.4f}" for w in a) + "\n"
-                + "contributions a_ij v_j: "
-                + "  ".join(f"({c[0]:.3f}, {c[1]:.3f})" for c in contrib) + "\n"
-                + f"o_{query + 1} = ({o[0]:.4f}, {o[1]:.4f})")
+        return (title + "\n"
+                + _("weights a_{i}j: {weights}").format(i=query + 1,
+                                                       weights=" ".join(f"{w:.4f}" for w in a))
+                + "\n" + _("contributions a_ij v_j: {contributions}").format(
+                    contributions="  ".join(f"({c[0]:.3f}, {c[1]:.3f})" for c in contrib))
+                + "\n" + f"o_{query + 1} = ({o[0]:.4f}, {o[1]:.4f})")
 
 
 # --- self-checks --------------------------------------------------------------

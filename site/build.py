@@ -12,6 +12,11 @@ requirements-site.txt), after `npm ci --prefix site` has brought MathJax 3:
 3. Jupyter Book builds them without executing anything; the HTML goes to build/site/
    (index.html redirects to 00_start_here.html).
 
+The Japanese edition (notebooks/ja/, built by `python3 dev.py ja`) is built the same way into
+build/site/ja/ from build/site-src-ja/ (Sphinx language ja, widget notes in Japanese, links to
+notebooks it does not have yet going to the English pages), and each page of either edition
+that has a counterpart in the other links to it.
+
 Files are rewritten only when their content changes, so Sphinx rebuilds only the
 pages whose notebook changed; a change to what every page shows (the list of notebooks,
 a title, the styles, MathJax) rebuilds them all. Extra arguments go to `jupyter-book build`.
@@ -27,6 +32,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 
@@ -43,6 +49,19 @@ MATHJAX_PARTS = ["tex-mml-chtml.js", "input/tex/extensions", "output/chtml/fonts
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 LAB = "python3 dev.py lab"
+
+
+class Edition(NamedTuple):
+    lang: str
+    notebooks: Path   # where its notebooks are
+    src: Path         # the Jupyter Book source folder made from them
+    out: Path         # the HTML
+
+
+EDITIONS = (Edition("en", NOTEBOOKS, SRC, OUT),
+            Edition("ja", NOTEBOOKS / "ja", ROOT / "build" / "site-src-ja", OUT / "ja"))
+# The link at the top of a page to the same notebook in the other edition.
+EDITION_LINK = {"en": ("ja/{name}.html", "日本語版", "ja"), "ja": ("../{name}.html", "English", "en")}
 
 
 # --------------------------------------------------------------------------
@@ -71,7 +90,33 @@ def _phrases(controls: list[tuple[str, str]]) -> list[str]:
     return [ACTIONS[i][1][len(labels) > 1].format(_join(labels)) for i, labels in groups.items()]
 
 
-def _controls(source: str) -> tuple[str | None, list[str]] | None:
+# The same in Japanese, for the Japanese edition: (kind test, (plain, -tari form)) with {} for
+# the labels: "A を選ぶと" for one kind of control, "A を選んだり、B を動かしたりすると" for more.
+ACTIONS_JA = [
+    (lambda k: k.endswith("Slider"), ("{} のスライダーを動かす", "{} のスライダーを動かしたり")),
+    (lambda k: k in {"Dropdown", "Select", "SelectMultiple", "Combobox"},
+     ("{} を選ぶ", "{} を選んだり")),
+    (lambda k: k in {"ToggleButtons", "RadioButtons"}, ("{} をボタンで選ぶ", "{} をボタンで選んだり")),
+    (lambda k: k in {"Checkbox", "ToggleButton"}, ("{} を切り替える", "{} を切り替えたり")),
+    (lambda k: k.endswith("Text") or k == "Textarea", ("{} を入力する", "{} を入力したり")),
+    (lambda k: True, ("{} を変える", "{} を変えたり")),
+]
+
+
+def _phrases_ja(controls: list[tuple[str, str]]) -> list[str]:
+    """One phrase, ending in と: what to do with the controls, in order of appearance."""
+    groups: dict[int, list[str]] = {}
+    for kind, label in controls:
+        groups.setdefault(next(i for i, (match, _) in enumerate(ACTIONS_JA) if match(kind)),
+                          []).append(f"`{label}`")
+    forms = [(ACTIONS_JA[i][1][0].format(" と ".join(labels)),
+              ACTIONS_JA[i][1][1].format(" と ".join(labels))) for i, labels in groups.items()]
+    if len(forms) == 1:
+        return [forms[0][0] + "と"]
+    return ["、".join(tari for _, tari in forms) + "すると"]
+
+
+def _controls(source: str, lang: str = "en") -> tuple[str | None, list[str]] | None:
     """(name of the live object, what to do with its controls) from its interactive(...) call."""
     try:
         tree = ast.parse(source)
@@ -96,12 +141,23 @@ def _controls(source: str) -> tuple[str | None, list[str]] | None:
                             and isinstance(inner.value.value, str) and inner.value.value):
                         label = inner.value.value
             controls.append((kind, label))
-        return live, _phrases(controls)
+        return live, (_phrases_ja if lang == "ja" else _phrases)(controls)
     return None
 
 
 def _join(phrases: list[str]) -> str:
     return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+def widget_note_ja(cell, next_code_cell) -> str:
+    """widget_note in Japanese, for the pages of the Japanese edition."""
+    found = _controls(cell.source, "ja")
+    live, phrases = found if found else (None, [])
+    what = phrases[0] if phrases else "コントロールを操作すると"
+    text = f"インタラクティブな図: JupyterLab (`{LAB} --lang ja`) で {what}、図が描き直されます"
+    if live and next_code_cell is not None and f"{live}.update(" in next_code_cell.source:
+        return text + "。カーネルのないこのページでは、次のセルが一つの設定での数値を示しています。"
+    return text + "。実行中のカーネルが必要なので、このページでは動きません。"
 
 
 def widget_note(cell, next_code_cell) -> str:
@@ -118,17 +174,37 @@ def widget_note(cell, next_code_cell) -> str:
 def note_html(text: str) -> str:
     body = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
     body = body.replace("Live figure:", "<strong>Live figure</strong>:", 1)
+    body = body.replace("インタラクティブな図:", "<strong>インタラクティブな図</strong>:", 1)
     return f'<p class="live-figure-note">{body}</p>'
 
 
-def static_copy(path: Path):
-    """The notebook with each widget output replaced by its note (HTML, and plain text)."""
+# A Japanese notebook links a notebook that is not translated yet as ../NN_topic.ipynb (the
+# English one, scripts/translate.py): on the site that is the English page, outside this book.
+OUTSIDE_LINK = re.compile(r"\[([^\]]+)\]\(\.\./(\d\d_[a-z0-9_]+)\.ipynb(#[^)\s]*)?\)")
+
+
+def static_copy(path: Path, lang: str = "en", counterpart: str | None = None):
+    """The notebook with each widget output replaced by its note (HTML, and plain text).
+
+    counterpart: the name of the same notebook in the other edition, linked at the top.
+    """
     nb = nbformat.read(path, as_version=4)
+    note_of = widget_note_ja if lang == "ja" else widget_note
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = OUTSIDE_LINK.sub(
+                lambda m: f'<a href="../{m.group(2)}.html{m.group(3) or ""}">{m.group(1)}</a>',
+                cell.source)
+    if counterpart:
+        href, label, hreflang = EDITION_LINK[lang]
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(
+            f'<p class="course-edition-link"><a href="{href.format(name=counterpart)}" '
+            f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>'))
     code = [c for c in nb.cells if c.cell_type == "code"]
     for k, cell in enumerate(code):
         if not any(WIDGET_MIME in o.get("data", {}) for o in cell.get("outputs", [])):
             continue
-        note = widget_note(cell, code[k + 1] if k + 1 < len(code) else None)
+        note = note_of(cell, code[k + 1] if k + 1 < len(code) else None)
         cell.outputs = [o for o in cell.outputs if WIDGET_MIME not in o.get("data", {})] + [
             nbformat.v4.new_output("display_data",
                                    data={"text/html": note_html(note), "text/plain": note})]
@@ -160,48 +236,72 @@ def _sync_tree(src: Path, dst: Path) -> None:
             f.unlink()
 
 
-def _shared_inputs_hash(names: list[str]) -> str:
+def _shared_inputs_hash(src: Path, names: list[str]) -> str:
     """What every page shows besides its own notebook: styles, MathJax, the list of
     notebooks and their titles (sidebar, previous/next links)."""
     h = hashlib.sha256()
-    for folder in (SRC / "_static", SRC / "_extra"):
+    for folder in (src / "_static", src / "_extra"):
         for f in sorted(folder.rglob("*")):
             if f.is_file():
-                h.update(f.relative_to(SRC).as_posix().encode() + b"\0" + f.read_bytes())
-    h.update((SRC / "_toc.yml").read_bytes())
+                h.update(f.relative_to(src).as_posix().encode() + b"\0" + f.read_bytes())
+    h.update((src / "_toc.yml").read_bytes())
+    h.update((src / "_config.yml").read_bytes())
     for name in names:
-        nb = nbformat.read(SRC / f"{name}.ipynb", as_version=4)
+        nb = nbformat.read(src / f"{name}.ipynb", as_version=4)
         title = next((line for c in nb.cells if c.cell_type == "markdown"
                       for line in c.source.splitlines() if line.startswith("#")), "")
         h.update(f"{name}\0{title}\0".encode())
     return h.hexdigest()
 
 
-def prepare() -> list[str]:
-    """Fill build/site-src; return the notebooks' names."""
-    names = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+def _names(folder: Path) -> list[str]:
+    return sorted(p.stem for p in folder.glob("[0-9][0-9]_*.ipynb"))
+
+
+def _config(edition: Edition) -> bytes:
+    """site/_config.yml as it is for the English edition; for another, its language and title."""
+    text = (SITE / "_config.yml").read_bytes()
+    if edition.lang == "en":
+        return text
+    import yaml   # Jupyter Book's own dependency
+
+    config = yaml.safe_load(text)
+    config["title"] = "attention-notebooks 日本語版"
+    sphinx = config["sphinx"]["config"]
+    sphinx["language"] = edition.lang
+    sphinx["html_theme_options"]["search_bar_text"] = "コースを検索..."
+    return ("# Generated by site/build.py from site/_config.yml: do not edit.\n"
+            + yaml.safe_dump(config, allow_unicode=True, sort_keys=False)).encode()
+
+
+def prepare(edition: Edition = EDITIONS[0]) -> list[str]:
+    """Fill the edition's source folder (build/site-src for English); return the notebooks' names."""
+    src, names = edition.src, _names(edition.notebooks)
     if not names:
-        sys.exit(f"no notebooks/[0-9][0-9]_*.ipynb in {NOTEBOOKS}")
+        sys.exit(f"no notebooks/[0-9][0-9]_*.ipynb in {edition.notebooks}")
     if not (MATHJAX / "tex-mml-chtml.js").exists():
         sys.exit(f"MathJax is missing ({MATHJAX}); run `npm ci --prefix site` "
                  "(python3 dev.py site does it)")
-    SRC.mkdir(parents=True, exist_ok=True)
+    other = EDITIONS[1] if edition.lang == "en" else EDITIONS[0]
+    counterparts = set(_names(other.notebooks))
+    src.mkdir(parents=True, exist_ok=True)
     for name in names:
-        nb = static_copy(NOTEBOOKS / f"{name}.ipynb")
-        _write_if_changed(SRC / f"{name}.ipynb", (nbformat.writes(nb) + "\n").encode())
-    for old in SRC.glob("*.ipynb"):
+        nb = static_copy(edition.notebooks / f"{name}.ipynb", edition.lang,
+                         name if name in counterparts else None)
+        _write_if_changed(src / f"{name}.ipynb", (nbformat.writes(nb) + "\n").encode())
+    for old in src.glob("*.ipynb"):
         if old.stem not in names:   # a notebook renamed or removed
             old.unlink()
-    toc = ["# Generated by site/build.py from notebooks/[0-9][0-9]_*.ipynb: do not edit.",
-           "format: jb-book", f"root: {names[0]}"]
+    toc = [f"# Generated by site/build.py from {edition.notebooks.relative_to(ROOT)}/"
+           "[0-9][0-9]_*.ipynb: do not edit.", "format: jb-book", f"root: {names[0]}"]
     if names[1:]:
         toc += ["chapters:"] + [f"- file: {name}" for name in names[1:]]
-    _write_if_changed(SRC / "_toc.yml", ("\n".join(toc) + "\n").encode())
-    _write_if_changed(SRC / "_config.yml", (SITE / "_config.yml").read_bytes())
-    _sync_tree(SITE / "_static", SRC / "_static")
+    _write_if_changed(src / "_toc.yml", ("\n".join(toc) + "\n").encode())
+    _write_if_changed(src / "_config.yml", _config(edition))
+    _sync_tree(SITE / "_static", src / "_static")
     # Not in _static/: Jupyter Book adds every .js found there to every page, which would
     # load each MathJax extension up front. html_extra_path copies _extra/ into the output.
-    mathjax = SRC / "_extra" / "_static" / "mathjax"
+    mathjax = src / "_extra" / "_static" / "mathjax"
     want = set()
     for part in MATHJAX_PARTS:   # same layout as in es5/: MathJax finds its fonts from its URL
         rel = part.removeprefix("../")
@@ -213,28 +313,44 @@ def prepare() -> list[str]:
     return names
 
 
-def main(argv: list[str]) -> int:
-    names = prepare()
+def build(edition: Edition, argv: list[str]) -> tuple[int, list[str]]:
+    """Build one edition's HTML into its source folder's _build/html; (return code, names)."""
+    names = prepare(edition)
+    src = edition.src
     jb = Path(sys.executable).parent / "jupyter-book"
     # Sphinx rewrites only the pages whose own source changed (and copies static files only
     # then, never deleting any): when what all pages share has changed, start afresh
-    stamp, shared = SRC / "_build" / ".shared-inputs-sha256", _shared_inputs_hash(names)
+    stamp, shared = src / "_build" / ".shared-inputs-sha256", _shared_inputs_hash(src, names)
     if not (stamp.exists() and stamp.read_text() == shared):
-        shutil.rmtree(SRC / "_build", ignore_errors=True)
+        shutil.rmtree(src / "_build", ignore_errors=True)
     # -W: a warning (a broken link between notebooks, say) fails the build
     # Its own summary names build/site-src/_build: shown only when the build fails
-    run = subprocess.run([jb, "build", SRC, "--builder", "html", "-W", "--keep-going", "--quiet",
+    run = subprocess.run([jb, "build", src, "--builder", "html", "-W", "--keep-going", "--quiet",
                           *argv], stdout=subprocess.PIPE, text=True)
     if run.returncode:
         print(run.stdout)
-        return run.returncode
+        return run.returncode, names
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(shared)
+    return 0, names
+
+
+def main(argv: list[str]) -> int:
+    built = []
+    for edition in EDITIONS:
+        if edition.lang != "en" and not _names(edition.notebooks):
+            continue   # that edition has no notebook yet
+        code, names = build(edition, argv)
+        if code:
+            return code
+        built.append((edition, names))
     if OUT.exists():
         shutil.rmtree(OUT)
-    shutil.copytree(SRC / "_build" / "html", OUT)
-    print(f"Static edition of {len(names)} notebooks: {OUT.relative_to(ROOT)}/index.html "
-          f"(open it in a browser, or serve the folder from any static host)")
+    for edition, names in built:   # English first: the others go into folders inside it
+        shutil.copytree(edition.src / "_build" / "html", edition.out)
+        print(f"Static edition of {len(names)} notebooks ({edition.lang}): "
+              f"{edition.out.relative_to(ROOT)}/index.html")
+    print("Open it in a browser, or serve build/site/ from any static host.")
     return 0
 
 

@@ -67,6 +67,18 @@ NOTIFICATION_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
 
+def notebook_names(notebook_dir: Path) -> list[str]:
+    """The notebooks to test, relative to notebook_dir: its own and those of its language
+    folders (the Japanese edition, notebooks/ja/), e.g. "04_masking.ipynb", "ja/01_qkv_projections.ipynb"."""
+    paths = [*notebook_dir.glob("*.ipynb"), *notebook_dir.glob("[a-z][a-z]/*.ipynb")]
+    return sorted(p.relative_to(notebook_dir).as_posix() for p in paths)
+
+
+def artifact_stem(name: str) -> str:
+    """Screenshot prefix of a notebook: "04_masking", "ja-01_qkv_projections"."""
+    return name.removesuffix(".ipynb").replace("/", "-")
+
+
 def browser_unavailable_reason() -> str | None:
     """Why the browser test cannot run here, or None when it can."""
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
@@ -169,8 +181,9 @@ class LabServer:
 
     def _prepare(self, repo_root: Path, notebook_dir: Path) -> None:
         self.nb_dir.mkdir(parents=True)
-        for nb in sorted(notebook_dir.glob("*.ipynb")):
-            shutil.copy2(nb, self.nb_dir / nb.name)
+        for name in notebook_names(notebook_dir):
+            (self.nb_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(notebook_dir / name, self.nb_dir / name)
         self.dirs = {name: self.tmp / name for name in ("home", "config", "data", "runtime",
                                                           "ipython", "mpl", "workspaces")}
         for d in self.dirs.values():
@@ -562,7 +575,7 @@ class NotebookRun:
         self.page = page
         self.server = server
         self.name = name
-        self.stem = Path(name).stem
+        self.stem = artifact_stem(name)
         self.expect = expectations
         self.artifacts = artifacts
         self.changes: list[Change] = []

@@ -20,7 +20,8 @@ For every notebook this test:
 Latencies go to artifacts/browser/latency.json and a table in the terminal summary.
 Without /usr/bin/chromium the test skips (install: apt-get install chromium); with
 REQUIRE_BROWSER=1 (CI) it fails instead. BROWSER_TEST_NOTEBOOKS=<dir> points it at
-other notebooks (default: notebooks/).
+other notebooks (default: notebooks/); the notebooks of its language folders (notebooks/ja/,
+the Japanese edition) are tested too.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import browser_helpers as bh
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = Path(os.environ.get("BROWSER_TEST_NOTEBOOKS", ROOT / "notebooks")).resolve()
 ARTIFACTS = ROOT / "artifacts" / "browser"
-NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
+NOTEBOOKS = bh.notebook_names(NOTEBOOK_DIR)   # the English notebooks and notebooks/ja/
 # Under pytest-xdist: the same id in every worker of one run, and this worker's name.
 XDIST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
@@ -108,7 +109,7 @@ class _LatencyReport:
         for r in data["changes"]:
             ft = f"{r['from']} -> {r['to']}"
             ms = "FAILED" if r["ms"] is None else num(r["ms"])
-            self.lines.append(f"{Path(r['notebook']).stem[:34]:34} {r['control'][:18]:18} "
+            self.lines.append(f"{bh.artifact_stem(r['notebook'])[:34]:34} {r['control'][:18]:18} "
                               f"{ft[:26]:26} {ms:>8} {num(r['text_ms']):>7} {num(r['image_ms']):>7}")
         ok = sorted(r["ms"] for r in data["changes"] if r["ms"] is not None)
         if ok:
@@ -177,7 +178,7 @@ def browser(lab_server, latency_report):
 @pytest.mark.parametrize("name", NOTEBOOKS or ["(none)"])
 def test_notebook_in_jupyterlab(name, lab_server, browser, latency_report):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for old in ARTIFACTS.glob(f"{Path(name).stem}-*.png"):
+    for old in ARTIFACTS.glob(f"{bh.artifact_stem(name)}-*.png"):
         old.unlink(missing_ok=True)   # another run may share the folder
     lab_server.shutdown_kernels()   # a fresh kernel for every notebook
     expectations = bh.read_expectations(lab_server.nb_dir / name)  # the copy being served

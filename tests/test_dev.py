@@ -50,7 +50,9 @@ def test_every_range_stays_within_one_major(name, line):
     """`>=X.Y,<X+1` (for 0.x: `>=0.Y,<0.Y+1`), or an exact pin; nothing that spans two majors."""
     if re.fullmatch(r"[A-Za-z0-9._-]+==[0-9][0-9.]*", line):
         return
-    m = re.fullmatch(r"[A-Za-z0-9._-]+>=(\d+)\.(\d+)(?:\.\d+)?,<(\d+)(?:\.(\d+))?", line)
+    # a post-release lower bound (jupyterlab-language-pack-ja-JP>=4.5.post3) is the same major
+    m = re.fullmatch(r"[A-Za-z0-9._-]+>=(\d+)\.(\d+)(?:\.\d+)?(?:\.post\d+)?,<(\d+)(?:\.(\d+))?",
+                     line)
     assert m, f"{name}: {line!r} is not `name>=X.Y,<X+1`"
     major, minor, upper_major, upper_minor = m.groups()
     if major == "0":

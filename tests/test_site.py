@@ -50,6 +50,8 @@ import browser_helpers as bh
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
+# The Japanese edition (python3 dev.py ja) is built into build/site/ja/ and tested the same way
+NOTEBOOKS_JA = sorted(ROOT.glob("notebooks/ja/[0-9][0-9]_*.ipynb"))
 BUILT = ROOT / "build" / "site"
 SITE_CSS = ROOT / "site" / "_static" / "course-site.css"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -244,12 +246,19 @@ def _file_of(site_dir: Path, page_url: str, src: str) -> Path:
     return site_dir / (base / path).as_posix().lstrip("/")
 
 
+def _edition(nb: Path) -> tuple[list[Path], str]:
+    """The notebooks of nb's edition and the folder of its pages ("" or "ja/")."""
+    return (NOTEBOOKS_JA, "ja/") if nb.parent.name == "ja" else (NOTEBOOKS, "")
+
+
 @pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks/[0-9][0-9]_*.ipynb")
-@pytest.mark.parametrize("nb", NOTEBOOKS or [None], ids=lambda p: p.stem if p else "none")
+@pytest.mark.parametrize("nb", NOTEBOOKS + NOTEBOOKS_JA or [None],
+                         ids=lambda p: (_edition(p)[1].replace("/", "-") + p.stem) if p else "none")
 def test_notebook_page(nb, site_dir, site_url, visit):
-    names = [p.stem for p in NOTEBOOKS]
+    edition, folder = _edition(nb)
+    names = [p.stem for p in edition]
     facts = _notebook_facts(nb)
-    url = f"{site_url}{nb.stem}.html"
+    url = f"{site_url}{folder}{nb.stem}.html"
     problems = _load(visit, url)
     page = visit.page
     problems += visit.problems()
@@ -282,10 +291,18 @@ def test_notebook_page(nb, site_dir, site_url, visit):
     if notes.count() != facts["widgets"]:
         problems.append(f"{facts['widgets']} widget cell(s) in the notebook, "
                         f"{notes.count()} live-figure note(s) on the page")
+    lab, redraw = ("python3 dev.py lab --lang ja", "描き直") if folder else ("python3 dev.py lab",
+                                                                           "to redraw it")
     for k in range(notes.count()):
         text = notes.nth(k).text_content()
-        if "python3 dev.py lab" not in text or "to redraw it" not in text:
+        if lab not in text or redraw not in text:
             problems.append(f"live-figure note {k + 1} does not say how to use it live: {text!r}")
+    other, back = (NOTEBOOKS, "../") if folder else (NOTEBOOKS_JA, "ja/")
+    link = page.locator(".course-edition-link a")
+    want = f"{back}{nb.stem}.html" if nb.stem in {p.stem for p in other} else None
+    got = link.first.get_attribute("href") if link.count() else None
+    if got != want:
+        problems.append(f"the link to the other edition goes to {got}, not {want}")
     body = page.locator("main").text_content()
     flat = " ".join(body.split())
     missing = [t for t in facts["texts"] if t not in flat]
@@ -312,7 +329,7 @@ def test_notebook_page(nb, site_dir, site_url, visit):
         problems.append(f"sidebar is not the notebooks in course order: {sidebar}")
 
     if problems:
-        pytest.fail(f"{nb.stem}.html:\n- " + "\n- ".join(problems), pytrace=False)
+        pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems), pytrace=False)
 
 
 def test_index_search_and_other_pages(site_dir, site_url, visit):
@@ -446,3 +463,21 @@ def test_widget_note_is_made_from_the_cell():
         "it needs a running kernel, which this page does not have.")
     assert build.note_html("Live figure: a `b` <c>") == (
         '<p class="live-figure-note"><strong>Live figure</strong>: a <code>b</code> &lt;c&gt;</p>')
+
+
+def test_japanese_widget_note_and_links_to_english_pages():
+    """The Japanese pages: the note in Japanese, and untranslated notebooks as English pages."""
+    import nbformat
+
+    build = _site_build_module()
+    cell = nbformat.v4.new_code_cell(
+        'live = nbXX.LiveThing()\n'
+        'interactive(live, a=widgets.Dropdown(options=[1], description="reader"),\n'
+        '            b=widgets.SelectionSlider(options=[1, 2], description="strength c"))')
+    assert build.widget_note_ja(cell, None) == (
+        "インタラクティブな図: JupyterLab (`python3 dev.py lab --lang ja`) で `reader` を選んだり、"
+        "`strength c` のスライダーを動かしたりすると、図が描き直されます。実行中のカーネルが必要なので、"
+        "このページでは動きません。")
+    one = nbformat.v4.new_code_cell('interactive(live, b=widgets.IntSlider(description="pos"))')
+    assert "で `pos` のスライダーを動かすと、図が" in build.widget_note_ja(one, None)
+    assert build.OUTSIDE_LINK.sub(lambda m: m.group(2), "[次へ](../03_scaling.ipynb)") == "03_scaling"
