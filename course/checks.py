@@ -880,6 +880,14 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
         "subject with the query), scaled by 1/sqrt(4): 1, 0, 1, 0, 1. The softmax gives "
         "e / (3e + 2) = 0.2677 to each of the three tied books and 1 / (3e + 2) = 0.0985 to Dog "
         "training and Astronomy: a blend of all five, with no single winner."),
+    "01.raw_scores": Question(
+        "Row i of S says how much query i matches every key: each entry pairs a ROW of Q with a "
+        "row of K. Which two of Q, K, V are compared, and which one is only mixed afterwards?",
+        "Q @ K.T",
+        "S = Q K^T, shape (n, m) = (3, 3): entry (i, j) is q_i . k_j, query i against key j. "
+        "V is not compared with anything: it is what the weights mix once the scores have gone "
+        "through the scaling and the softmax. V V^T would compare the contents with each other, "
+        "and K Q^T is the transpose, with the keys in the rows."),
     # --- 02 The worked 3x2 example ---
     "02.weight_row": Question(
         "The query of は, q_2 = (0, 1), picks the second coordinate of every key, so the scores "
@@ -1078,6 +1086,14 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
         "r' = max(3.0, 4.0) = 4.0. Every old term e^(s - 3) becomes e^(s - 4) = e^(s - 3) e^(-1), "
         "so the old sum shrinks to 1.2 e^(-1) = 0.4415. The new terms are e^0 + e^(-2) + e^(-5) "
         "= 1 + 0.1353 + 0.0067 = 1.1421, so l' = 1.5836."),
+    "09.heads_cost_ratio": Question(
+        "With d_k = d_v = d_model / h, each head works on narrower vectors. Write the multiply-adds "
+        "of all heads together as h * n^2 * (d_k + d_v) and put d_k = d_v = d_model / h in.",
+        "ac.attention_cost(3000, d_k=32, h=24)['multiply_adds'] "
+        "/ ac.attention_cost(3000, d_k=64, h=12)['multiply_adds']",
+        "h n^2 (d_k + d_v) = h n^2 (2 d_model / h) = 2 n^2 d_model: the h cancels, so the factor "
+        "is 1. Doubling the heads halves each head's width; on long inputs the cost is the n^2 of "
+        "the score matrix, whatever h is (only the memory of the weights, h n^2, grows with h)."),
     # --- 10 Learning to attend ---
     "10.softmax_backward": Question(
         "Every weight p_j of a row depends on every score of that row through the shared "
