@@ -302,6 +302,9 @@ def prepare(edition: Edition = EDITIONS[0]) -> list[str]:
     # Not in _static/: Jupyter Book adds every .js found there to every page, which would
     # load each MathJax extension up front. html_extra_path copies _extra/ into the output.
     mathjax = src / "_extra" / "_static" / "mathjax"
+    # /favicon.ico at the site's root: browsers ask for it on pages that name no icon (the
+    # index.html redirect), and a 404 there is a console error.
+    _write_if_changed(src / "_extra" / "favicon.ico", (SITE / "favicon.ico").read_bytes())
     want = set()
     for part in MATHJAX_PARTS:   # same layout as in es5/: MathJax finds its fonts from its URL
         rel = part.removeprefix("../")

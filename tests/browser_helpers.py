@@ -577,6 +577,7 @@ class NotebookRun:
         self.name = name
         self.stem = artifact_stem(name)
         self.expect = expectations
+        self.continued = True  # False: Run All could not go on after an expected error
         self.artifacts = artifacts
         self.changes: list[Change] = []
         self.timings: dict[str, float] = {}
@@ -635,13 +636,18 @@ class NotebookRun:
         for _ in range(sum(e.raises for e in self.expect)):
             if state != "stopped":
                 break
-            self.page.locator(".jp-Notebook .jp-CodeCell").filter(
-                has=self.page.locator(".jp-InputArea-prompt", has_text=re.compile(r"^\[ \]:$"))
-            ).first.locator(".jp-InputArea-prompt").click()
-            self.menu("Run", "notebook:run-all-below")
-            state = self.page.wait_for_function(
-                RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
-                timeout=RUN_ALL_MS).json_value()
+            prompts = ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt"
+            first = self.page.evaluate(f"""() => [...document.querySelectorAll('{prompts}')]
+                .findIndex(p => p.textContent.trim() === '[ ]:')""")  # as RUN_STATE_JS reads it
+            try:
+                self.page.locator(prompts).nth(first).click(timeout=10_000)
+                self.menu("Run", "notebook:run-all-below")
+                state = self.page.wait_for_function(
+                    RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
+                    timeout=RUN_ALL_MS).json_value()
+            except Exception:  # noqa: BLE001 - an older JupyterLab (the lowest versions): stop here
+                self.continued = False
+                break
         self.timings["run_all_s"] = time.perf_counter() - t
         self.run_state = state
         assert state in {"done", "stopped"}, f"{self.name}: Run All did not finish: {state}"
@@ -670,7 +676,8 @@ class NotebookRun:
             if exp.cell_type != "code":
                 continue
             tb = traceback_in(dom["stderr"])
-            if exp.raises and tb is None:
+            never_ran = self.run_state == "stopped" and not self.continued and dom["prompt"] == "[ ]:"
+            if exp.raises and tb is None and not never_ran:
                 problems.append(f"{where} is tagged raises-exception but shows no error")
             if not exp.raises and tb is not None:
                 problems.append(f"{where} shows an error:\n{short(tb)}")
