@@ -217,7 +217,7 @@ def test_attention_heatmap_on_its_own_fits_its_figure():
 def test_png_rgb_is_a_lossless_png():
     from PIL import Image
     rgb = np.random.default_rng(0).integers(0, 256, size=(7, 5, 3), dtype=np.uint8)
-    png = live.png_rgb(rgb)
+    png = figures.png_rgb(rgb)
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     decoded = Image.open(io.BytesIO(png))
     assert decoded.mode == "RGB" and np.array_equal(np.asarray(decoded), rgb)
@@ -232,3 +232,18 @@ def test_live_figure_uses_the_course_resolution_and_frozen_layout():
     w, h = bars.fig.canvas.get_width_height()
     assert (w, h) == (int(4 * bars.fig.dpi), int(3 * bars.fig.dpi))
     assert _pixels(bars.png()).shape == (h, w, 4)
+
+
+def test_inline_png_has_the_pixels_of_ipythons_print_figure():
+    """What use_course_style() installs for the inline backend: the same picture, encoded faster."""
+    import base64
+
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+    fig, _ = figures.attention_heatmap(np.full((2, 3), 1 / 3), ["私", "は"], ["x", "y", "z"])
+    ref = Image.open(io.BytesIO(base64.b64decode(print_figure(fig, "png", base64=True,
+                                                              bbox_inches=None))))
+    ours = Image.open(io.BytesIO(base64.b64decode(figures._inline_png(fig))))
+    assert ours.size == ref.size
+    assert np.array_equal(np.asarray(ours.convert("RGB")), np.asarray(ref.convert("RGB")))
+    assert figures._inline_png(plt.figure()) is None  # an empty figure shows nothing, as in IPython
