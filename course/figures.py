@@ -227,10 +227,13 @@ def layout_problems(fig) -> list[str]:
         where = f" of axes {fig.axes.index(ax)}" if ax in fig.axes else ""
         return f"{type(artist).__name__} {artist.get_text()!r}{where}"
 
-    undrawn = set()  # labels of ticks outside the view limits: kept, but not drawn
+    undrawn = set()  # labels of ticks outside the view limits, or of a hidden axis: not drawn
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
-            shown = {id(t) for tick in axis._update_ticks() for t in (tick.label1, tick.label2)}
+            if not ax.axison:  # set_axis_off(): no ticks, no axis labels
+                undrawn |= {id(axis.label), id(axis.offsetText)}
+            shown = ({id(t) for tick in axis._update_ticks() for t in (tick.label1, tick.label2)}
+                     if ax.axison else set())
             undrawn |= {id(t) for tick in axis.majorTicks + axis.minorTicks
                         for t in (tick.label1, tick.label2) if id(t) not in shown}
     texts = [t for t in fig.findobj(matplotlib.text.Text)
