@@ -62,7 +62,8 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
     """
     from matplotlib.patches import Circle, FancyBboxPatch, Patch
 
-    fig, ax = fixed_subplots(widths=9.3, heights=8.5, left=0.1, right=0.1, bottom=0.05, top=0.4)
+    # 1140 x 900 px at 120 dpi: one slide of the presentation (scripts/slides.py, 960 px)
+    fig, ax = fixed_subplots(widths=9.3, heights=7.05, left=0.1, right=0.1, bottom=0.05, top=0.4)
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.1, 12.9)
     ax.set_axis_off()
@@ -109,7 +110,7 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
         ax.text(x, 2.0, "+", ha="center", va="center", fontsize=13)
         arrow(x, 1.0 + hgt / 2 + 0.04, x, 1.8)
         ax.text(x + side * 0.45, 2.0, "positional\nencoding", ha="left" if side > 0 else "right",
-                va="center", fontsize=9)
+                va="center", fontsize=SMALL)
 
     def frame(x, y0, y1, side):
         ax.add_patch(FancyBboxPatch((x - w / 2 - 0.45, y0), w + 0.9, y1 - y0,
@@ -135,8 +136,8 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
     ax.plot([enc_x, enc_x, x_turn, x_turn], [enc_top + hgt / 2 + 0.04, 7.1, 7.1, y_cross],
             color="black", lw=1.2)
     arrow(x_turn, y_cross, dec_x - w / 2 - 0.04, y_cross)
-    ax.text(x_turn + 0.1, 6.6, "memory:\nK and V", ha="left", va="center", fontsize=9)
-    ax.text(dec_x + 0.12, y_cross - 0.55, "Q", ha="left", va="center", fontsize=9)
+    ax.text(x_turn + 0.1, 6.6, "memory:\nK and V", ha="left", va="center", fontsize=SMALL)
+    ax.text(dec_x + 0.12, y_cross - 0.55, "Q", ha="left", va="center", fontsize=SMALL)
     box(dec_x, 9.5, "Linear")
     box(dec_x, 10.5, "Softmax")
     up(dec_x, dec_top, 9.5)
@@ -147,9 +148,9 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
     ax.text(dec_x - w / 2 - 0.35, 9.5, "decoder", ha="right", va="center", fontsize=13)
     handles = [Patch(facecolor=colour, edgecolor="black", label=f"{kind}: {source}")
                for kind, (colour, source) in ATTENTION_KINDS.items()]
-    ax.legend(handles=handles, loc="upper left", fontsize=9.5, frameon=True,
+    ax.legend(handles=handles, loc="upper left", fontsize=SMALL, frameon=True,
               title=f"{num_layers_paper}× = {num_layers_paper} layers in the paper, "
-                    f"{num_layers_here} in this notebook", title_fontsize=9.5)
+                    f"{num_layers_here} in this notebook", title_fontsize=SMALL)
     ax.set_title("The Transformer of Vaswani et al. (2017), redrawn: which attention is which")
     return fig
 
