@@ -90,6 +90,25 @@ def test_heatmap_pair_shows_both_matrices_and_japanese_glyphs():
     plt.close(fig)
 
 
+def test_figures_fit_in_the_japanese_edition_too():
+    """notebooks/ja/01 draws the same figures with translated texts: they must fit the layout."""
+    from course import i18n
+    rng = np.random.default_rng(0)
+    with i18n.language_as("ja"):
+        fig = nb01.library_weights_grid({name: rng.dirichlet(np.ones(5), size=2) for name in
+                                         ("keep a cat", "pets in general", "the stars", "cost")},
+                                        BOOKS)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        plt.close(fig)
+        fig = nb01.heatmap_pair(np.eye(5), np.full((5, 5), 0.2), ["私", "は", "はし", "で", "食べる"],
+                                titles=("Q = K = V = X", "W_Q, W_K"), suptitle="注意重み A")
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        plt.close(fig)
+        live = nb01.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
+        live.update(query="cost of a cat", strength=8.0)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+
+
 # ---------------------------------------------------------------- checks
 
 def test_check_qkv_shapes():

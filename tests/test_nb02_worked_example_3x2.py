@@ -106,6 +106,18 @@ def test_contributions_grid_ends_at_outputs():
     plt.close(fig)
 
 
+def test_figures_fit_in_the_japanese_edition_too():
+    """notebooks/ja/02 draws the same figures with translated texts: they must fit the layout."""
+    from course import i18n
+    with i18n.language_as("ja"):
+        fig = nb02.contributions_grid(V, A_EXACT, TOKENS)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        live = nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
+        live.update(query=2, w_k22=-3.0)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+    plt.close(fig)
+
+
 def test_heatmap_has_no_tofu():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
