@@ -108,7 +108,7 @@ class LiveMask(LiveFigure):
         self.ax_bar.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         self.ax_bar.set_xticks(range(n))
         self.ax_bar.set_xlabel("key position j")
-        self.ax_bar.set_ylabel("weight $a_{ij}$")
+        self.ax_bar.set_ylabel("weight a_ij")  # plain, like the titles: 04 needs no mathtext
         self.ax_im.set_title("mask", fontsize=SMALL)
         self.ax_bar.set_title("query", fontsize=SMALL)
         self.blit([self.im, self.row_box, *self.blocked, *self.bars, self.ax_im.title,
