@@ -18,8 +18,11 @@ import io
 import weakref
 
 import matplotlib
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from course.figures import png_rgb
 
 
 class LiveFigure:
@@ -34,9 +37,15 @@ class LiveFigure:
     """
 
     figsize: tuple[float, float] = (6.0, 3.0)
+    # "constrained": laid out once by constrained layout, at the first draw. None: setup() lays the
+    # axes out itself, in inches (course.figures.fixed_subplots(..., fig=self.fig)), which also
+    # sets the figure's size, and the first draw measures nothing.
+    layout: str | None = "constrained"
 
     def __init__(self):
-        self.fig = Figure(figsize=self.figsize, dpi=80, layout="constrained")
+        # the course's resolution (figure.dpi of use_course_style), like every static figure
+        self.fig = Figure(figsize=self.figsize, dpi=matplotlib.rcParams["figure.dpi"],
+                          layout=self.layout)
         FigureCanvasAgg(self.fig)
         self._changing: list | None = None  # set by blit()
         self._background = None  # the static part, drawn once (with blit())
@@ -44,7 +53,7 @@ class LiveFigure:
         # Lay the figure out once, then freeze it: with constrained layout left on,
         # every full draw would run the layout solver again.
         self.fig.canvas.draw()  # with blit(): everything but the changing artists
-        self.fig.set_layout_engine(None)
+        self.fig.set_layout_engine("none")
         if self._changing is not None:
             self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
 
@@ -119,14 +128,15 @@ class LiveFigure:
                 artist.set_animated(True)
 
     def _encode(self) -> bytes:
-        """The Agg canvas as PNG bytes (Pillow, fast compression: drawing, not zlib, should dominate)."""
-        from PIL import Image
+        """The Agg canvas as PNG bytes: drawing, not encoding, should dominate a slider move."""
+        rgba = np.asarray(self.fig.canvas.buffer_rgba())  # (height, width, 4) uint8
+        if self.fig.patch.get_alpha() not in (None, 1) or self.fig.get_facecolor()[3] < 1:
+            from PIL import Image  # a see-through figure keeps its alpha channel
 
-        canvas = self.fig.canvas
-        buf = io.BytesIO()
-        Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1
-                         ).save(buf, format="png", compress_level=1)
-        return buf.getvalue()
+            buf = io.BytesIO()
+            Image.fromarray(rgba, "RGBA").save(buf, format="png", compress_level=1)
+            return buf.getvalue()
+        return png_rgb(rgba[..., :3])
 
     def render(self, **values) -> tuple[str, bytes]:
         """update() then png(): everything one slider move costs in the kernel."""

@@ -7,7 +7,7 @@ tests/test_nb01_qkv_projections.py.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+import matplotlib
 import numpy as np
 
 import attention_core as ac
@@ -25,7 +25,8 @@ from course.checks import (
     weight_mistakes,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
-from course.figures import attention_heatmap
+from course import figures
+from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.i18n import _
 from course.live import LiveFigure
 
@@ -38,7 +39,7 @@ class LiveLibrary(LiveFigure):
     values : (m, d_v) book contents; update(query=name, strength=c) uses c * q.
     """
 
-    figsize = (9.5, 3.6)
+    layout = None  # fixed_subplots in setup()
 
     def __init__(self, queries: dict, keys, values, book_labels, content_labels):
         self.queries = {name: np.asarray(q, dtype=float) for name, q in queries.items()}
@@ -49,17 +50,26 @@ class LiveLibrary(LiveFigure):
 
     def setup(self) -> None:
         m, d_v = self.values.shape
-        self.ax_w, self.ax_o = self.fig.subplots(1, 2, width_ratios=[m, d_v])
+        _fig, (self.ax_w, self.ax_o) = fixed_subplots(  # not "_": that is the translation
+            1, 2, widths=[0.92 * m, 0.92 * d_v], heights=2.6, left=0.85, right=0.15,
+            bottom=1.0, top=0.45, wgap=1.0, fig=self.fig)
         self.w_bars = self.ax_w.bar(range(m), np.zeros(m), color="tab:blue")
-        self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom") for j in range(m)]
-        self.ax_w.set_xticks(range(m), self.book_labels, rotation=15)
+        self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom", fontsize=SMALL)
+                       for j in range(m)]
+        self.ax_w.set_xticks(range(m), self.book_labels, rotation=20, ha="right",
+                             rotation_mode="anchor")
         self.ax_w.set_ylim(0, 1.12)
+        self.ax_w.set_yticks([0, 0.25, 0.5, 0.75, 1])
         self.ax_w.set_xlabel(_(r"book $j$ (key $k_j$ = catalogue entry)"))
         self.ax_w.set_ylabel(_(r"attention weight $a_j$"))
         self.o_bars = self.ax_o.bar(range(d_v), np.zeros(d_v), color="tab:orange")
-        self.o_text = [self.ax_o.text(c, 0.0, "", ha="center", va="bottom") for c in range(d_v)]
-        self.ax_o.set_xticks(range(d_v), self.content_labels, rotation=15)
-        self.ax_o.set_ylim(0, 1.15 * self.values.max())
+        self.o_text = [self.ax_o.text(c, 0.0, "", ha="center", va="bottom", fontsize=SMALL)
+                       for c in range(d_v)]
+        self.ax_o.set_xticks(range(d_v), self.content_labels, rotation=20, ha="right",
+                             rotation_mode="anchor")
+        top = 1.15 * self.values.max()
+        self.ax_o.set_ylim(0, top)
+        self.ax_o.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
         self.ax_o.set_xlabel(_("content feature"))
         self.ax_o.set_ylabel(_(r"mixed contents $o$"))
         self.ax_o.set_title(_(r"what the reader takes home: $o = a V$"))
@@ -93,31 +103,39 @@ def library_weights_grid(weights: dict, book_labels, strengths=(1.0, 4.0)):
     computed in the notebook.
     """
     m = len(book_labels)
-    fig, axes = plt.subplots(1, len(weights), figsize=(3.2 * len(weights), 3.8), sharey=True,
-                             layout="constrained")
+    title = _("Attention mixes several books; a stronger query concentrates the mix")
+    fig, axes = fixed_subplots(1, len(weights), widths=0.46 * m, heights=2.3, left=0.85,
+                               right=0.15, bottom=1.45, top=1.05, wgap=0.25, sharey=True,
+                               squeeze=False, min_width=figures.text_width(title) + 0.3)
+    axes = axes[0]
     width = 0.8 / len(strengths)
-    for ax, (name, w) in zip(np.atleast_1d(axes), weights.items(), strict=True):
+    for ax, (name, w) in zip(axes, weights.items(), strict=True):
         for s, c in enumerate(strengths):
             ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[s], width,
                    label=_("strength c = {c}").format(c=f"{c:g}"))  # the query multiplied by c
         ax.set_title(_("query: {name}").format(name=name))
-        ax.set_xticks(range(m), book_labels, rotation=60, ha="right")
+        ax.set_xticks(range(m), book_labels, rotation=60, ha="right", rotation_mode="anchor")
         ax.set_xlabel(_(r"book $j$"))
         ax.set_ylim(0, 1)
-    np.atleast_1d(axes)[0].set_ylabel(_(r"attention weight $a_j$"))
-    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside right upper")
-    fig.suptitle(_("Attention mixes several books; a stronger query concentrates the mix"))
+        ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1])
+    axes[0].set_ylabel(_(r"attention weight $a_j$"))
+    figures.suptitle(fig, title)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="upper center", ncols=len(strengths),
+               bbox_to_anchor=(0.5, 1 - 0.42 / fig.get_figheight()), frameon=False)
     return fig
 
 
 def heatmap_pair(left, right, labels, titles=("left", "right"), suptitle=None):
     """Two attention-weight heatmaps side by side (rows = queries, columns = keys)."""
     n = np.shape(left)[0]
-    fig, axes = plt.subplots(1, 2, figsize=(2.0 + 1.6 * n, 0.6 + 0.75 * n), layout="constrained")
+    fig, axes = fixed_subplots(1, 2, widths=0.62 * n, heights=0.62 * n, left=1.05, right=0.2,
+                               bottom=0.75, top=0.9 if suptitle else 0.45, wgap=1.25,
+                               min_width=figures.text_width(suptitle) + 0.3 if suptitle else 0,
+                               widen="margins")
     for ax, weights, title in zip(axes, (left, right), titles, strict=True):
         attention_heatmap(weights, labels, labels, title=title, ax=ax)
     if suptitle:
-        fig.suptitle(suptitle)
+        figures.suptitle(fig, suptitle)
     return fig
 
 

@@ -7,12 +7,13 @@ tests/test_nb02_worked_example_3x2.py.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
+from course import figures
 from course.checks import Verdict, check_value, weight_mistakes
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.figures import fixed_subplots
 from course.i18n import _
 from course.live import LiveFigure
 
@@ -31,6 +32,9 @@ def _value_plane(ax, V, labels):
     lo, hi = min(0.0, V.min()) - 0.5, V.max() + 0.8
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
+    whole = np.arange(np.ceil(lo), np.floor(hi) + 1)  # whole numbers: fewer, rounder labels
+    ax.set_xticks(whole)
+    ax.set_yticks(whole)
     ax.set_aspect("equal")
     ax.axhline(0, color="0.8", lw=0.8)
     ax.axvline(0, color="0.8", lw=0.8)
@@ -49,8 +53,11 @@ def contributions_grid(V, A, labels):
     """For each query i: the contributions a_ij v_j laid tip to tail, ending at o_i = A[i] @ V."""
     V, A = np.asarray(V, dtype=float), np.asarray(A, dtype=float)
     n = A.shape[0]
-    fig, axes = plt.subplots(1, n, figsize=(3.8 * n, 5.0), layout="constrained")
-    for i, ax in enumerate(np.atleast_1d(axes)):
+    title = _(r"Each output $o_i = \sum_j a_{ij} v_j$: contributions drawn tip to tail")
+    fig, axes = fixed_subplots(1, n, widths=3.1, heights=3.1, left=0.85, right=0.15,
+                               bottom=1.8, top=0.95, wgap=0.55, squeeze=False,
+                               min_width=figures.text_width(title) + 0.3, widen="margins")
+    for i, ax in enumerate(axes[0]):
         _value_plane(ax, V, labels)
         starts, contrib = _tip_to_tail(A[i], V)
         for j, (s, c) in enumerate(zip(starts, contrib, strict=True)):
@@ -60,8 +67,11 @@ def contributions_grid(V, A, labels):
         o = A[i] @ V  # (m,) @ (m, d_v) -> (d_v,)
         ax.plot(*o, "k*", ms=14, label=f"$o_{i + 1}$ = ({o[0]:.2f}, {o[1]:.2f})")
         ax.set_title(_("query {token} (i = {i})").format(token=labels[i], i=i + 1))
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=9, ncols=2)
-    fig.suptitle(_(r"Each output $o_i = \sum_j a_{ij} v_j$: contributions drawn tip to tail"))
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), ncols=1, frameon=False,
+                  borderaxespad=0.0, handletextpad=0.5)
+        if i:
+            ax.set_ylabel("")  # the panels share the plane: one label, on the left
+    figures.suptitle(fig, title)
     return fig
 
 
@@ -71,7 +81,7 @@ class LiveWorkedExample(LiveFigure):
     Left: the query's weights a_i1..a_im. Right: contributions a_ij v_j tip to tail and o_i.
     """
 
-    figsize = (9.0, 3.8)
+    layout = None  # fixed_subplots in setup()
 
     def __init__(self, Z, W_Q, W_K, W_V, labels):
         self.Z, self.W_Q, self.W_K, self.W_V = (np.asarray(M, dtype=float)
@@ -82,12 +92,15 @@ class LiveWorkedExample(LiveFigure):
     def setup(self) -> None:
         m = self.Z.shape[0]
         V = self.Z @ self.W_V  # (m, d_model) @ (d_model, d_v) -> (m, d_v); W_K does not change V
-        self.ax_w, self.ax_v = self.fig.subplots(1, 2, width_ratios=[1, 1.2])
+        _fig, (self.ax_w, self.ax_v) = fixed_subplots(1, 2, widths=[4.0, 3.3], heights=3.3,
+                                                      left=0.85, right=0.2, bottom=0.8, top=0.5,
+                                                      wgap=1.1, fig=self.fig)
         colors = [_TOKEN_COLORS[j % len(_TOKEN_COLORS)] for j in range(m)]
         self.w_bars = self.ax_w.bar(range(m), np.zeros(m), color=colors)
         self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom") for j in range(m)]
         self.ax_w.set_xticks(range(m), [f"{lbl} (j={j + 1})" for j, lbl in enumerate(self.labels)])
         self.ax_w.set_ylim(0, 1.1)
+        self.ax_w.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         self.ax_w.set_xlabel(_(r"key token $j$"))
         self.ax_w.set_ylabel(_(r"attention weight $a_{ij}$"))
         _value_plane(self.ax_v, V, self.labels)

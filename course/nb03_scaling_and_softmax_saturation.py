@@ -7,10 +7,11 @@ tests/test_nb03_scaling_and_softmax_saturation.py.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+import matplotlib
 import numpy as np
 
 import attention_core as ac
+from course import figures
 from course.checks import (
     CORRECT,
     MISTAKE,
@@ -23,6 +24,7 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.figures import SMALL, fixed_subplots
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -35,21 +37,31 @@ _SATURATION_LABELS = {"max_weight": (r"max weight $\max_j\, p_j$", "largest weig
 
 def plot_saturation_curves(d_ks, curves, m: int = 10):
     """Three panels: max weight, entropy, Jacobian norm against d_k, unscaled vs scaled."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), layout="constrained")
+    d_ks = np.asarray(d_ks)
+    fig, axes = fixed_subplots(1, 3, widths=2.85, heights=2.6, left=0.95, right=0.15,
+                               bottom=0.7, top=1.2, wgap=1.0)
+    shown = d_ks[::2] if len(d_ks) > 6 else d_ks  # every other width: labels that do not crowd
     for ax, (key, (ylabel, title)) in zip(axes, _SATURATION_LABELS.items(), strict=True):
         ax.plot(d_ks, curves["unscaled"][key], "o-", color="tab:red", label=r"raw $q \cdot k$")
         ax.plot(d_ks, curves["scaled"][key], "s-", color="tab:blue",
                 label=r"scaled $q \cdot k / \sqrt{d_k}$")
         ax.set_xscale("log", base=2)
+        ax.set_xticks(shown, [str(int(d)) for d in shown])  # 1, 4, 16, ...: plain, like the text
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))
         ax.set_xlabel(r"$d_k$ (log scale)")
         ax.set_ylabel(ylabel)
-        ax.set_title(f"{title}, m = {m} keys")
+        ax.set_title(title)
         ax.grid(alpha=0.3)
-    axes[1].axhline(np.log(m), color="gray", ls=":", label=f"uniform: ln {m}")
+    # the reference lines, each with a one-entry legend where the curves leave room
     axes[0].axhline(1 / m, color="gray", ls=":", label=f"uniform: 1/{m}")
-    for ax in axes:
-        ax.legend(fontsize=9)
-    fig.suptitle("Softmax saturation (飽和) as d_k grows, mean over random draws")
+    axes[1].axhline(np.log(m), color="gray", ls=":", label=f"uniform: ln {m}")
+    axes[0].legend(handles=axes[0].lines[2:], loc="upper left", fontsize=SMALL)
+    axes[1].legend(handles=axes[1].lines[2:], loc="lower left", fontsize=SMALL)
+    figures.suptitle(fig, f"Softmax saturation (飽和) as d_k grows: m = {m} keys, mean over random "
+                          "draws")
+    fig.legend(handles=axes[0].lines[:2], loc="upper center", ncols=2, frameon=False,
+               bbox_to_anchor=(0.5, 1 - 0.42 / fig.get_figheight()))
     return fig
 
 
@@ -59,9 +71,10 @@ def plot_score_histograms(samples: dict):
     samples : {d_k: array of q.k values}.
     """
     d_ks = sorted(samples)
-    fig, axes = plt.subplots(2, len(d_ks), figsize=(4.2 * len(d_ks), 6.4),
-                             layout="constrained", sharex="row", sharey="row")
-    axes = np.asarray(axes).reshape(2, len(d_ks))
+    title = "Dot products of random vectors: spread grows like sqrt(d_k) unless scaled"
+    fig, axes = fixed_subplots(2, len(d_ks), widths=3.3, heights=1.95, left=0.95, right=0.15,
+                               bottom=0.7, top=0.85, wgap=0.3, hgap=1.05, sharex="row",
+                               sharey="row", squeeze=False, min_width=figures.text_width(title) + 0.3)
     for col, d_k in enumerate(d_ks):
         s = np.asarray(samples[d_k], dtype=float)
         for row, (x, var, name) in enumerate(((s, d_k, r"$q \cdot k$"),
@@ -77,16 +90,22 @@ def plot_score_histograms(samples: dict):
                     label=f"N(0, {var:g}) density")
             ax.set_title(f"{name}, $d_k$ = {d_k}")
             ax.set_xlabel(name)
-            ax.legend(fontsize=9, loc="upper right")
+            ax.legend(fontsize=SMALL, loc="upper right")
+        axes[0, col].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5, steps=[1, 2, 5, 10]))
+        axes[1, col].set_xticks([-4, -2, 0, 2, 4])
     for ax in axes[:, 0]:  # rows share y: one label on the left
         ax.set_ylabel("density")
-    fig.suptitle("Dot products of random vectors: spread grows like sqrt(d_k) unless scaled")
+        ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
+        top = max(a.dataLim.y1 for a in ax.get_shared_y_axes().get_siblings(ax))
+        ax.set_ylim(0, 1.45 * top)  # room above the densities for the legends
+    figures.suptitle(fig, title)
     return fig
 
 
 def _draw_ten_key_bars(ax, weights, color, title):
     bars = ax.bar(np.arange(1, len(weights) + 1), weights, color=color)
     ax.set_ylim(0, 1.05)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_xticks(np.arange(1, len(weights) + 1))
     ax.set_xlabel("key j")
     ax.set_ylabel(r"attention weight $p_j$")  # no 注意重み here: rotated, it is hard to read
@@ -99,13 +118,14 @@ def plot_ten_key_softmax(p_raw, p_scaled, d_k: int):
 
     p_raw, p_scaled : (m,) softmax(s) and softmax(s / sqrt(d_k)), computed in the notebook.
     """
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained", sharey=True)
+    fig, axes = fixed_subplots(1, 2, widths=4.6, heights=2.6, left=0.85, right=0.15, bottom=0.7,
+                               top=0.95, wgap=0.3, sharey=True)
     _draw_ten_key_bars(axes[0], p_raw, "tab:red", rf"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}")
     _draw_ten_key_bars(axes[1], p_scaled, "tab:blue",
                        rf"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}")
     axes[1].set_ylabel("")  # shared y axis: one label, on the left
-    fig.suptitle(f"One query, {len(p_raw)} keys: raw scores saturate, scaled scores spread out "
-                 "(注意重み = attention weights)")
+    figures.suptitle(fig, f"One query, {len(p_raw)} keys: raw scores saturate, scaled scores "
+                          "spread out (注意重み = attention weights)")
     return fig
 
 
@@ -116,8 +136,11 @@ def plot_saturation_small_multiples(weights: dict, seed: int = 0):
     draws, for the title.
     """
     d_ks = list(weights)
-    fig, axes = plt.subplots(2, len(d_ks), figsize=(2.6 * len(d_ks), 5.2),
-                             layout="constrained", sharey=True)
+    title = (f"Seed {seed} at growing d_k (a new draw per width): raw softmax saturates, "
+             "scaled does not")
+    fig, axes = fixed_subplots(2, len(d_ks), widths=1.9, heights=1.5, left=1.05, right=0.15,
+                               bottom=0.7, top=1.0, wgap=0.2, hgap=0.9, sharey=True,
+                               squeeze=False, min_width=figures.text_width(title) + 0.3)
     for col, d_k in enumerate(d_ks):
         for row, (p, color, name) in enumerate(zip(weights[d_k], ("tab:red", "tab:blue"),
                                                    ("raw", "scaled"), strict=True)):
@@ -125,12 +148,13 @@ def plot_saturation_small_multiples(weights: dict, seed: int = 0):
             m = len(p)
             ax.bar(np.arange(1, m + 1), p, color=color)
             ax.set_ylim(0, 1.05)
-            ax.set_title(f"{name}, $d_k$ = {d_k}\nmax {p.max():.2f}", fontsize=10)
+            ax.set_title(f"{name}, d_k = {d_k}\nmax {p.max():.2f}", fontsize=SMALL)
             ax.set_xticks([1, m])
-            ax.set_xlabel("key j")
-        axes[0, 0].set_ylabel("weight $p_j$ (raw)")
-        axes[1, 0].set_ylabel("weight $p_j$ (scaled)")
-    fig.suptitle(f"Seed {seed} at growing d_k (a new draw per width): raw softmax saturates, scaled does not")
+        axes[1, col].set_xlabel("key j")  # both rows: the same keys
+    axes[0, 0].set_yticks([0, 0.5, 1])
+    axes[0, 0].set_ylabel("weight $p_j$ (raw)")
+    axes[1, 0].set_ylabel("weight $p_j$ (scaled)")
+    figures.suptitle(fig, title)
     return fig
 
 
@@ -141,7 +165,7 @@ class LiveSaturation(LiveFigure):
     saturation : scores -> {"max_weight", "entropy", "jacobian_norm"} (the notebook's measure).
     """
 
-    figsize = (9.0, 3.4)
+    layout = None  # fixed_subplots in setup()
 
     def __init__(self, scores_for, saturation):
         self.scores_for, self.saturation = scores_for, saturation
@@ -149,14 +173,16 @@ class LiveSaturation(LiveFigure):
         super().__init__()
 
     def setup(self) -> None:
-        ax_raw, ax_scaled = self.fig.subplots(1, 2, sharey=True)
+        _fig, (ax_raw, ax_scaled) = fixed_subplots(1, 2, widths=4.1, heights=2.4, left=0.85,
+                                                   right=0.15, bottom=0.7, top=0.7, wgap=0.3,
+                                                   sharey=True, fig=self.fig)
         zeros = np.zeros(self.m)
         self.bars = {"raw": _draw_ten_key_bars(ax_raw, zeros, "tab:red", ""),
                      "scaled": _draw_ten_key_bars(ax_scaled, zeros, "tab:blue", "")}
         ax_scaled.set_ylabel("")  # shared y axis: one label, on the left
         self.axes = {"raw": ax_raw, "scaled": ax_scaled}
         for ax in self.axes.values():  # two-line titles, as update() writes them
-            ax.set_title("softmax\nmax weight", fontsize=10)
+            ax.set_title("softmax\nmax weight", fontsize=SMALL)
         self.blit([*self.bars["raw"], *self.bars["scaled"], *(ax.title for ax in self.axes.values())])
 
     def update(self, d_k: int = 512) -> str:
@@ -170,7 +196,7 @@ class LiveSaturation(LiveFigure):
             numbers = (f"max weight {sat['max_weight']:.3f}, entropy {sat['entropy']:.3f} nats, "
                        f"||J|| {sat['jacobian_norm']:.3f}")
             label = "softmax(q k^T)" if name == "raw" else "softmax(q k^T / sqrt(d_k))"
-            self.axes[name].set_title(f"{label}, d_k = {d_k}\n{numbers}", fontsize=10)  # no mathtext: fast
+            self.axes[name].set_title(f"{label}, d_k = {d_k}\n{numbers}", fontsize=SMALL)  # no mathtext: fast
             lines.append(f"{name:>6}: {numbers}")
         return "\n".join(lines)
 

@@ -8,12 +8,13 @@ diagnoses). Its tests are in tests/test_nb04_masking.py.
 from __future__ import annotations
 
 import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
+from course import figures
 from course.checks import MISTAKE, Verdict, check_value, named, sentence
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.figures import SMALL, fixed_subplots
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -63,24 +64,28 @@ def plot_mask_patterns(lengths=(6, 4, 2), seed: int = 0):
     """Small multiples: rows = batch items, columns = none / causal / padding / both; grey = blocked."""
     Q, K = masking_example(seed, lengths)
     n = Q.shape[-2]
-    fig, axes = plt.subplots(len(lengths), 4, figsize=(11, 2.9 * len(lengths)),
-                             layout="constrained", sharex=True, sharey=True)
+    fig, axes = fixed_subplots(len(lengths), 4, widths=1.75, heights=1.75, left=1.3, right=1.2,
+                               bottom=0.75, top=0.9, wgap=0.15, hgap=0.15, sharex=True,
+                               sharey=True, squeeze=False)
     for b, length in enumerate(lengths):
         for c, kind in enumerate(MASK_KINDS):
             ax = axes[b, c]
             im = _draw_weights_image(ax, n)
             im.set_array(_masked_weights(Q[b], K[b], mask_for(kind, n, lengths, b)))
-            ax.set_title(f"{kind}, item {b} (length {length})", fontsize=10)
             ax.label_outer()  # axis labels on the outer panels only: the panels share them
-    fig.colorbar(im, ax=axes, shrink=0.5, label="attention weight (注意重み)")
-    fig.suptitle("Mask patterns (マスク): grey cells are blocked (-inf), rows sum to 1 over the rest")
+        axes[b, 0].set_ylabel(f"item {b} (length {length})\nquery position i")
+    for c, kind in enumerate(MASK_KINDS):  # one mask kind per column
+        axes[0, c].set_title(kind)
+    figures.colorbar(fig, im, axes, shrink=0.6, pad=0.2, label="attention weight (注意重み)")
+    figures.suptitle(fig, "Mask patterns (マスク): grey cells are blocked (-inf), rows sum to 1 "
+                          "over the rest")
     return fig
 
 
 class LiveMask(LiveFigure):
     """Pick a query position, a mask kind and a batch item: weights matrix (left) and that row (right)."""
 
-    figsize = (9.5, 3.8)
+    layout = None  # fixed_subplots in setup()
     lengths = (6, 4, 2)
     seed = 0
 
@@ -89,7 +94,9 @@ class LiveMask(LiveFigure):
 
         self.Q, self.K = masking_example(self.seed, self.lengths)
         n = self.n = self.Q.shape[-2]
-        ax_im, self.ax_bar = self.fig.subplots(1, 2, width_ratios=(1, 1.3))
+        _fig, (ax_im, self.ax_bar) = fixed_subplots(1, 2, widths=[2.9, 4.3], heights=2.9,
+                                                    left=0.85, right=0.15, bottom=0.7, top=0.5,
+                                                    wgap=0.95, fig=self.fig)
         self.im = _draw_weights_image(ax_im, n)
         self.row_box = Rectangle((-0.5, -0.5), n, 1, fill=False, lw=3, edgecolor="tab:orange")
         ax_im.add_patch(self.row_box)
@@ -98,11 +105,12 @@ class LiveMask(LiveFigure):
         self.blocked = self.ax_bar.bar(range(n), np.zeros(n), width=1.0, color="0.55", alpha=0.5)
         self.bars = self.ax_bar.bar(range(n), np.zeros(n), color="tab:blue")
         self.ax_bar.set_ylim(0, 1.05)
+        self.ax_bar.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         self.ax_bar.set_xticks(range(n))
         self.ax_bar.set_xlabel("key position j")
-        self.ax_bar.set_ylabel("weight $a_{ij}$")
-        self.ax_im.set_title("mask", fontsize=10)
-        self.ax_bar.set_title("query", fontsize=10)
+        self.ax_bar.set_ylabel("weight a_ij")  # plain, like the titles: 04 needs no mathtext
+        self.ax_im.set_title("mask", fontsize=SMALL)
+        self.ax_bar.set_title("query", fontsize=SMALL)
         self.blit([self.im, self.row_box, *self.blocked, *self.bars, self.ax_im.title,
                    self.ax_bar.title])
 
@@ -117,10 +125,10 @@ class LiveMask(LiveFigure):
             bar.set_height(h)  # a blocked key's weight is exactly 0
             grey.set_height(0.0 if ok else 1.05)
         self.ax_im.set_title(f"mask: {mask}, item {item} (length {self.lengths[item]})",
-                             fontsize=10)
+                             fontsize=SMALL)
         keys = [int(j) for j in np.flatnonzero(allowed)]
         self.ax_bar.set_title(f"query i = {position} may attend to keys {keys} (grey: blocked)",
-                              fontsize=10)
+                              fontsize=SMALL)
         return (f"mask {mask}, batch item {item} (length {self.lengths[item]}), query {position}\n"
                 f"may attend to keys {keys}\nweights {np.array2string(row, precision=3)}")
 

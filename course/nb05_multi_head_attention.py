@@ -7,7 +7,6 @@ tests/test_nb05_multi_head_attention.py.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
@@ -23,26 +22,40 @@ from course.checks import (
     sentence,
     unanswered,
 )
+from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
-from course.figures import attention_heatmap
+from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
-def head_weights_row(weights, titles, labels=None, suptitle=None):
-    """One annotated heatmap per head, side by side. weights : (h, n, m)."""
+def head_weights_row(weights, titles, labels=None, suptitle=None, cols_max: int = 2):
+    """One annotated heatmap per head, in rows of at most cols_max. weights : (h, n, m)."""
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 3:
         raise ValueError(f"weights must be (h, n, m), got shape {weights.shape}")
     h, n, m = weights.shape
     if len(titles) != h:
         raise ValueError(f"need one title per head: h = {h}, got {len(titles)} titles")
-    fig, axes = plt.subplots(1, h, figsize=(0.3 + (0.75 * m + 0.7) * h, 1.5 + 0.6 * n),
-                             layout="constrained")
-    for ax, w, title in zip(np.atleast_1d(axes), weights, titles, strict=True):
-        attention_heatmap(w, labels, labels, title=title, ax=ax)
+    cols, rows = min(h, cols_max), -(-h // cols_max)
+    cell = 0.45  # inches per weight: room for its value, "0.00", at 10 pt
+    fig, axes = fixed_subplots(rows, cols, widths=cell * m, heights=cell * n, left=1.05, right=0.15,
+                               bottom=0.75, top=0.9 if suptitle else 0.45, wgap=0.2, hgap=0.45,
+                               sharex=True, sharey=True, squeeze=False, widen="margins",
+                               min_width=figures.text_width(suptitle) + 0.3 if suptitle else 0)
+    for r, ax in enumerate(axes.flat):
+        if r >= h:
+            ax.remove()  # an empty cell of the last row
+            continue
+        attention_heatmap(weights[r], labels, labels, title=titles[r], ax=ax)
+        if r % cols:
+            ax.set_ylabel("")  # the heads share the queries: labelled on the left only
+        if r + cols < h:
+            ax.set_xlabel("")  # ... and the keys: labelled at the bottom only
+        else:
+            ax.xaxis.set_tick_params(labelbottom=True)  # nothing below it: its keys are shown
     if suptitle:
-        fig.suptitle(suptitle)
+        figures.suptitle(fig, suptitle)
     return fig
 
 
@@ -82,6 +95,7 @@ class LiveHeadCount(LiveFigure):
     """Slider h over the divisors of d_model: the same W_Q, W_K split into h heads of d_k = d_model/h."""
 
     figsize = (9.0, 3.8)
+    layout = None  # axes placed by update() (_grid_positions)
     max_heads = 12
 
     def __init__(self, seed: int = 0):
@@ -89,8 +103,6 @@ class LiveHeadCount(LiveFigure):
         super().__init__()
 
     def setup(self) -> None:
-        # positions set by update(), no layout engine
-        self.fig.set_layout_engine(None)
         n = self.data["X"].shape[0]
         self.axes, self.images, self.labels = [], [], []
         for _ in range(self.max_heads):
@@ -100,12 +112,12 @@ class LiveHeadCount(LiveFigure):
             ax.set_yticks([])
             # a plain text, not a title: titles are re-positioned on every draw (slow)
             self.labels.append(ax.text(0.5, 1.04, "", transform=ax.transAxes, ha="center",
-                                       va="bottom", fontsize=10))
+                                       va="bottom", fontsize=SMALL))
             self.axes.append(ax)
             self.images.append(im)
-        self.title = self.fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=12)
+        self.title = self.fig.text(0.5, 0.97, "", ha="center", va="top", fontsize="large")
         self.fig.text(0.5, 0.005, "each square: rows = query i, columns = key j "
-                      "(white 0 ... dark blue 1)", ha="center", va="bottom", fontsize=10)
+                      "(white 0 ... dark blue 1)", ha="center", va="bottom", fontsize=SMALL)
         self.blit([*self.axes, *self.labels, self.title])  # axes move and hide: all of them change
 
     def update(self, h: int = 1) -> str:
@@ -136,8 +148,10 @@ def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
     """Small multiples: for each h in hs one row with the h heads' weights (n, n)."""
     X = data["X"]
     cols = max(hs)
-    fig, axes = plt.subplots(len(hs), cols, figsize=(1.45 * cols + 0.6, 1.55 * len(hs) + 0.5),
-                             squeeze=False, layout="constrained")
+    title = "Same W_Q, W_K split into h heads: attention weights per head"
+    fig, axes = fixed_subplots(len(hs), cols, widths=1.2, heights=1.2, left=1.25, right=1.15,
+                               bottom=0.45, top=0.8, wgap=0.15, hgap=0.4, squeeze=False,
+                               min_width=figures.text_width(title) + 0.3, widen="margins")
     for row, h in zip(axes, hs, strict=True):
         _, weights = ac.multi_head_attention(X, X, data["W_Q"], data["W_K"], data["W_V"],
                                              data["W_O"], h)  # (h, n, n)
@@ -148,12 +162,12 @@ def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
                 ax.set_visible(False)
                 continue
             im = ax.imshow(weights[r], cmap="Blues", vmin=0.0, vmax=1.0)
-            ax.set_title(f"h={h}, head {r}", fontsize=9)
-            if r == 0:
-                ax.set_ylabel(f"d_k = {X.shape[1] // h}\nquery i")
-            ax.set_xlabel("key j", fontsize=8)
-    fig.colorbar(im, ax=axes, shrink=0.5, label="attention weight")
-    fig.suptitle("Same W_Q, W_K split into h heads: attention weights per head")
+            ax.set_title(f"head {r}", fontsize=SMALL)
+        row[0].set_ylabel(f"h = {h}\nd_k = {X.shape[1] // h}")
+    figures.colorbar(fig, im, axes, shrink=0.6, pad=0.2, label="attention weight")
+    figures.suptitle(fig, title)
+    fig.text(0.5, 0.12 / fig.get_figheight(), "each square: rows = query i, columns = key j",
+             ha="center", va="bottom", fontsize=SMALL)
     return fig
 
 

@@ -8,13 +8,14 @@ tests/test_nb06_positional_encoding.py.
 from __future__ import annotations
 
 import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.transforms import Affine2D
 
 import attention_core as ac
+from course import figures
 from course.checks import Verdict, check_value
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.figures import SMALL, fixed_subplots
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -22,19 +23,19 @@ from course.live import LiveFigure
 def pe_heatmap(num_positions: int = 64, d_model: int = 32):
     """PE as an image: rows = positions pos, columns = dimensions (even = sin, odd = cos)."""
     pe = ac.sinusoidal_positional_encoding(num_positions, d_model)  # (num_positions, d_model)
-    fig, ax = plt.subplots(figsize=(7.5, 4.5), layout="constrained")
+    fig, ax = fixed_subplots(widths=6.4, heights=3.4, left=0.8, right=1.25, bottom=0.7, top=0.45)
     im = ax.imshow(pe, cmap="RdBu_r", vmin=-1.0, vmax=1.0, aspect="auto", interpolation="nearest")
     ax.set_xlabel("dimension of PE (even 2i: sin, odd 2i+1: cos)")
     ax.set_ylabel("position pos")
     ax.set_title(f"Sinusoidal positional encoding PE (位置エンコーディング), d_model = {d_model}")
-    fig.colorbar(im, ax=ax, label="PE(pos, dim)")
+    figures.colorbar(fig, im, ax, label="PE(pos, dim)")
     return fig
 
 
 def pe_curves(num_positions: int = 100, d_model: int = 32, columns=(0, 1, 6, 14)):
     """A few columns of PE as curves over the position."""
     pe = ac.sinusoidal_positional_encoding(num_positions, d_model)  # (num_positions, d_model)
-    fig, ax = plt.subplots(figsize=(10.0, 3.8), layout="constrained")
+    fig, ax = fixed_subplots(widths=7.3, heights=2.8, left=0.85, right=2.25, bottom=0.7, top=0.45)
     for c in columns:
         i = c // 2
         wave = "sin" if c % 2 == 0 else "cos"
@@ -44,7 +45,8 @@ def pe_curves(num_positions: int = 100, d_model: int = 32, columns=(0, 1, 6, 14)
     ax.set_xlabel("position pos (integers only: the dots)")
     ax.set_ylabel("PE(pos, dim)")
     ax.set_title(f"Columns of PE: low dimensions oscillate fast, high ones slowly (d_model = {d_model})")
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=10)
+    ax.set_yticks([-1, -0.5, 0, 0.5, 1])
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=SMALL)
     return fig
 
 
@@ -57,7 +59,7 @@ def pe_dot_vs_offset(ks, dots, positions, d_model: int):
     if dots.shape != (len(positions), len(ks)):
         raise ValueError(f"dots must have shape (len(positions), len(ks)) = "
                          f"{(len(positions), len(ks))}, got {dots.shape}")
-    fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
+    fig, ax = fixed_subplots(widths=6.5, heights=2.8, left=0.8, right=0.15, bottom=0.7, top=0.45)
     styles = ["-", "--", ":", "-."]
     for idx, (p, row) in enumerate(zip(positions, dots, strict=True)):
         ax.plot(ks, row, styles[idx % len(styles)], lw=3 - 0.6 * idx, label=f"p = {p}")
@@ -90,12 +92,14 @@ class LivePositionalEncoding(LiveFigure):
     in units of d_model/2 (they lie in [-d_model/2, d_model/2], as |PE(pos)|^2 = d_model/2).
     """
 
-    figsize = (10.0, 3.8)
+    layout = None  # fixed_subplots in setup()
     max_d_model = 128
     max_k = 60
 
     def setup(self) -> None:
-        ax_bar, ax_dot = self.fig.subplots(1, 2, width_ratios=(1.3, 1))
+        _fig, (ax_bar, ax_dot) = fixed_subplots(1, 2, widths=[4.5, 4.2], heights=2.9, left=0.85,
+                                                right=0.3, bottom=0.7, top=0.5, wgap=1.15,
+                                                fig=self.fig)
         ax_bar.axhline(0, color="grey", lw=0.8)  # before the bars: drawn under them
         (self.sin_bars,) = ax_bar.plot([], [], color="tab:blue", solid_capstyle="butt")
         (self.cos_bars,) = ax_bar.plot([], [], color="tab:orange", solid_capstyle="butt")
@@ -116,8 +120,8 @@ class LivePositionalEncoding(LiveFigure):
         ax_dot.set_xlabel("offset k")
         ax_dot.set_ylabel("PE(pos) · PE(pos + k) / (d_model/2)")
         self.ax_dot = ax_dot
-        self.bar_title = ax_bar.set_title(" ")
-        self.dot_title = ax_dot.set_title(" ")
+        self.bar_title = ax_bar.set_title(" ", fontsize="medium")
+        self.dot_title = ax_dot.set_title(" ", fontsize="medium")
         self.update(pos=100, d_model=128)  # titles of their largest size for the one layout
         self.blit([self.sin_bars, self.cos_bars, self.line, self.bar_title, self.dot_title])
 
@@ -146,12 +150,14 @@ class LivePositionalEncoding(LiveFigure):
 
 def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
     """Small multiples of PE(pos) as bars: one row per d_model, one column per position."""
-    fig, axes = plt.subplots(len(d_models), len(positions), figsize=(2.6 * len(positions) + 0.6,
-                             2.2 * len(d_models) + 0.5), squeeze=False, sharey=True,
-                             layout="constrained")
+    title = "The encoding vector of a few positions (blue: sin, orange: cos)"
+    fig, axes = fixed_subplots(len(d_models), len(positions), widths=2.4, heights=1.6,
+                               left=0.9, right=0.15, bottom=0.7, top=0.85, wgap=0.2, hgap=0.8,
+                               sharey=True, squeeze=False, min_width=figures.text_width(title) + 0.3)
+    width = axes[0, 0].get_position().width * fig.get_figwidth()  # a dimension's bar: a share of it
     for row, d_model in zip(axes, d_models, strict=True):
         pe = ac.sinusoidal_positional_encoding(max(positions) + 1, d_model)
-        slot = 2.6 * 72.0 / d_model  # points per dimension: each axes is a little under 2.6 in wide
+        slot = width * 72.0 / d_model  # points per dimension
         for ax, pos in zip(row, positions, strict=True):
             ax.axhline(0, color="grey", lw=0.8)
             for offset, color in ((0, "tab:blue"), (1, "tab:orange")):  # one line per colour
@@ -159,10 +165,12 @@ def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
                         solid_capstyle="butt")
             ax.set_xlim(-0.5, d_model - 0.5)
             ax.set_ylim(-1.1, 1.1)
-            ax.set_title(f"PE({pos}), d_model = {d_model}", fontsize=10)
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, integer=True))
+            ax.set_title(f"PE({pos}), d_model = {d_model}", fontsize=SMALL)
             ax.set_xlabel("dimension")
+        row[0].set_yticks([-1, 0, 1])
         row[0].set_ylabel("PE(pos, dim)")
-    fig.suptitle("The encoding vector of a few positions (blue: sin, orange: cos)")
+    figures.suptitle(fig, title)
     return fig
 
 

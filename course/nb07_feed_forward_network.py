@@ -7,7 +7,6 @@ tests/test_nb07_feed_forward_network.py.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
@@ -24,6 +23,8 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course import figures
+from course.figures import SMALL, fixed_subplots
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -32,7 +33,8 @@ def locality_figure(delta_ffn, delta_attn, changed: int):
     """Side by side |change of output| (n, d_model) for FFN and self-attention after changing input row `changed`."""
     delta_ffn, delta_attn = np.abs(delta_ffn), np.abs(delta_attn)
     vmax = max(delta_ffn.max(), delta_attn.max(), 1e-12)
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.6), layout="constrained")
+    fig, axes = fixed_subplots(1, 2, widths=3.6, heights=2.6, left=0.85, right=1.2, bottom=0.7,
+                               top=0.9, wgap=0.95)
     for ax, d, name in zip(axes, (delta_ffn, delta_attn), ("FFN (位置ごと)", "self-attention"),
                            strict=True):
         im = ax.imshow(d, cmap="Reds", vmin=0.0, vmax=vmax, aspect="auto")
@@ -41,21 +43,24 @@ def locality_figure(delta_ffn, delta_attn, changed: int):
         ax.set_yticks(range(n))
         ax.set_xlabel("feature (d_model axis)")
         ax.set_ylabel("output position i")
-        ax.set_title(f"{name}: |Δ output|, input row {changed} changed")
+        ax.set_title(name)
         ax.axhline(changed - 0.5, color="k", lw=1, ls="--")
         ax.axhline(changed + 0.5, color="k", lw=1, ls="--")
-    fig.colorbar(im, ax=axes, label="|Δ output|")
+    figures.colorbar(fig, im, axes, label="|Δ output|")
+    figures.suptitle(fig, f"|Δ output| after changing input row {changed} (dashed)")
     return fig
 
 
 def influence_figure(infl_ffn, infl_attn):
     """Two (n, n) maps of ||d out_i / d x_j||: FFN (diagonal) beside self-attention (full)."""
-    fig, axes = plt.subplots(1, 2, figsize=(8.0, 4.0), layout="constrained")
+    n = np.shape(infl_ffn)[0]
+    side = max(0.62 * n, 2.7)  # inches: room for each value, and for the title above
+    fig, axes = fixed_subplots(1, 2, widths=side, heights=side, left=0.85, right=1.35,
+                               bottom=0.7, top=0.45, wgap=0.95)
     vmax = max(np.max(infl_ffn), np.max(infl_attn))
     for ax, M, name in zip(axes, (infl_ffn, infl_attn), ("FFN", "self-attention"), strict=True):
         M = np.asarray(M, dtype=float)
         im = ax.imshow(M, cmap="Purples", vmin=0.0, vmax=vmax)
-        n = M.shape[0]
         ax.set_xticks(range(n))
         ax.set_yticks(range(n))
         ax.set_xlabel("input position j")
@@ -63,9 +68,9 @@ def influence_figure(infl_ffn, infl_attn):
         ax.set_title(f"{name}: ||∂out_i / ∂x_j||")
         for i in range(n):
             for j in range(n):
-                ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", fontsize=8,
+                ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", fontsize=SMALL,
                         color="white" if M[i, j] > 0.6 * vmax else "black")
-    fig.colorbar(im, ax=axes, label="size of the Jacobian block")
+    figures.colorbar(fig, im, axes, label="size of the Jacobian block")
     return fig
 
 
@@ -99,17 +104,23 @@ def convex_hull_figure(V, O):
     """Value vectors v_j (2-D), their convex hull, and attention outputs O = A V (all inside)."""
     V, O = np.asarray(V, dtype=float), np.asarray(O, dtype=float)
     hull = V[convex_hull_2d(V)]
-    fig, ax = plt.subplots(figsize=(5.2, 4.6), layout="constrained")
+    lo, hi = V.min(axis=0), V.max(axis=0)
+    pad = 0.12 * (hi - lo)
+    (x0, y0), (x1, y1) = lo - pad, hi + pad
+    height = 4.0  # inches; the width follows from the data (equal scales)
+    fig, ax = fixed_subplots(widths=height * (x1 - x0) / (y1 - y0), heights=height, left=0.8,
+                             right=3.0, bottom=0.7, top=0.75)
     ax.fill(hull[:, 0], hull[:, 1], color="C0", alpha=0.15, label="convex hull of the values")
     ax.scatter(O[:, 0], O[:, 1], s=8, color="C1", alpha=0.6, label=r"attention outputs $o_i = \sum_j a_{ij} v_j$")
     ax.scatter(V[:, 0], V[:, 1], s=90, color="C0", edgecolor="k", zorder=3, label=r"value vectors $v_j$")
     for j, v in enumerate(V):
         ax.annotate(f"$v_{j + 1}$", v, textcoords="offset points", xytext=(6, 6), fontsize=13)
-    ax.margins(0.12)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
     ax.set_xlabel("value feature 1")
     ax.set_ylabel("value feature 2")
     ax.set_title("Attention outputs are convex combinations\n(バリューの凸結合)")
-    ax.legend(loc="best", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.03, 1.0), fontsize=SMALL, borderaxespad=0.0)
     ax.set_aspect("equal")
     return fig
 
@@ -124,7 +135,8 @@ def bent_line_figure(ffn, start, end, kinks, num: int = 401):
     line = start[None, :] + t[:, None] * (end - start)[None, :]  # (num, 2)
     image = ac.feed_forward(line, ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)  # (num, 2)
     kinks = np.asarray(kinks, dtype=float)
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), layout="constrained")
+    fig, axes = fixed_subplots(1, 2, widths=4.0, heights=2.7, left=0.85, right=0.15, bottom=0.7,
+                               top=1.2, wgap=0.95)
     for ax, pts, title in zip(axes, (line, image), ("input: a straight segment x(t)",
                                                           "output: FFN(x(t))"), strict=True):
         ax.plot(pts[:, 0], pts[:, 1], color="C0", lw=2.5, label="path")
@@ -133,13 +145,15 @@ def bent_line_figure(ffn, start, end, kinks, num: int = 401):
         ax.set_xlabel("feature 1")
         ax.set_ylabel("feature 2")
         ax.set_title(title)
+        ax.margins(0.08)
     if len(kinks):
         k_pts = ac.feed_forward(start[None, :] + kinks[:, None] * (end - start)[None, :],
                                 ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)
         axes[1].plot(k_pts[:, 0], k_pts[:, 1], "kx", ms=10, mew=2, label="a hidden unit switches")
-    axes[1].legend(fontsize=9, loc="best")
-    axes[0].legend(fontsize=9, loc="best")
-    fig.suptitle("A linear map keeps lines straight; the ReLU in the FFN bends them")
+    figures.suptitle(fig, "A linear map keeps lines straight; the ReLU in the FFN bends them")
+    handles = axes[1].get_lines()  # the same marks in both panels: one legend, under the title
+    fig.legend(handles=handles, loc="upper center", ncols=len(handles), frameon=False,
+               bbox_to_anchor=(0.5, 1 - 0.42 / fig.get_figheight()))
     return fig
 
 
@@ -154,7 +168,7 @@ def ffn_1d_figure(xs, hinges, output, corners):
     corners (d_ff,), where each unit switches (drawn dotted when inside the range of xs).
     """
     xs, hinges, output = (np.asarray(a, dtype=float) for a in (xs, hinges, output))
-    fig, ax = plt.subplots(figsize=(7.0, 4.0), layout="constrained")
+    fig, ax = fixed_subplots(widths=5.6, heights=3.2, left=0.8, right=3.3, bottom=0.7, top=0.45)
     for j in range(hinges.shape[1]):
         ax.plot(xs, hinges[:, j], ls="--", lw=1.5, label=f"unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}")
     ax.plot(xs, output, color="k", lw=3, label="FFN(x) = sum of units + b_2")
@@ -162,8 +176,9 @@ def ffn_1d_figure(xs, hinges, output, corners):
         ax.axvline(xk, color="0.6", lw=0.8, ls=":")
     ax.set_xlabel("input x (d_model = 1)")
     ax.set_ylabel("output")
-    ax.set_title("FFN on a 1-D input: piecewise linear, bent where a unit switches (dotted)")
-    ax.legend(fontsize=8, loc="best")
+    ax.set_title("FFN on a 1-D input: piecewise linear, bent where a unit switches (dotted)",
+                 loc="left")
+    ax.legend(fontsize=SMALL, loc="upper left", bbox_to_anchor=(1.03, 1.0), borderaxespad=0.0)
     return fig
 
 
@@ -179,7 +194,7 @@ class LiveFFN1D(LiveFigure):
     corners: where each unit switches, computed in the notebook; drawn as dotted verticals.
     """
 
-    figsize = (9.0, 3.4)
+    layout = None  # fixed_subplots in setup()
 
     def __init__(self, ffn, corners, x_range=(-3.0, 3.0)):
         if ffn.W_1.shape[0] != 1 or ffn.W_2.shape[1] != 1:
@@ -190,7 +205,9 @@ class LiveFFN1D(LiveFigure):
 
     def setup(self) -> None:
         f = self.ffn
-        ax_f, ax_h = self.fig.subplots(1, 2, width_ratios=[3, 2])
+        _fig, (ax_f, ax_h) = fixed_subplots(1, 2, widths=[4.6, 3.1], heights=2.6, left=0.8,
+                                            right=0.15, bottom=0.7, top=0.5, wgap=0.95,
+                                            fig=self.fig)
         xs = np.linspace(*self.x_range, 601)
         ys = ac.feed_forward(xs[:, None], f.W_1, f.b_1, f.W_2, f.b_2)[:, 0]
         ax_f.plot(xs, ys, color="k", lw=2, label="FFN(x)")
@@ -199,7 +216,7 @@ class LiveFFN1D(LiveFigure):
         (self.point,) = ax_f.plot([], [], "o", color="C3", ms=11, label="current x")
         ax_f.set_xlabel("input x (d_model = 1)")
         ax_f.set_ylabel("FFN(x)")
-        ax_f.legend(loc="best", fontsize=9)
+        ax_f.legend(loc="best", fontsize=SMALL)  # computed once: the legend is static
         self.title = ax_f.set_title("")
         d_ff = f.W_1.shape[1]
         top = ac.relu(xs[:, None] * f.W_1[0] + f.b_1).max()

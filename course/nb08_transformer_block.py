@@ -7,7 +7,6 @@ tests/test_nb08_transformer_block.py.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
@@ -23,15 +22,16 @@ from course.checks import (
     sentence,
     unanswered,
 )
+from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
-from course.figures import attention_heatmap
+from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
 def _annotated_image(ax, shape, cmap):
     im = ax.imshow(np.zeros(shape), cmap=cmap, vmin=0.0, vmax=1.0, interpolation="none")  # fastest
-    texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=9) for j in range(shape[1])]
+    texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=SMALL) for j in range(shape[1])]
              for i in range(shape[0])]
     return im, texts
 
@@ -62,7 +62,8 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
     """
     from matplotlib.patches import Circle, FancyBboxPatch, Patch
 
-    fig, ax = plt.subplots(figsize=(9.5, 9.0), layout="constrained")
+    # 1140 x 900 px at 120 dpi: one slide of the presentation (scripts/slides.py, 960 px)
+    fig, ax = fixed_subplots(widths=9.3, heights=7.05, left=0.1, right=0.1, bottom=0.05, top=0.4)
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.1, 12.9)
     ax.set_axis_off()
@@ -109,7 +110,7 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
         ax.text(x, 2.0, "+", ha="center", va="center", fontsize=13)
         arrow(x, 1.0 + hgt / 2 + 0.04, x, 1.8)
         ax.text(x + side * 0.45, 2.0, "positional\nencoding", ha="left" if side > 0 else "right",
-                va="center", fontsize=9)
+                va="center", fontsize=SMALL)
 
     def frame(x, y0, y1, side):
         ax.add_patch(FancyBboxPatch((x - w / 2 - 0.45, y0), w + 0.9, y1 - y0,
@@ -135,8 +136,8 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
     ax.plot([enc_x, enc_x, x_turn, x_turn], [enc_top + hgt / 2 + 0.04, 7.1, 7.1, y_cross],
             color="black", lw=1.2)
     arrow(x_turn, y_cross, dec_x - w / 2 - 0.04, y_cross)
-    ax.text(x_turn + 0.1, 6.6, "memory:\nK and V", ha="left", va="center", fontsize=9)
-    ax.text(dec_x + 0.12, y_cross - 0.55, "Q", ha="left", va="center", fontsize=9)
+    ax.text(x_turn + 0.1, 6.6, "memory:\nK and V", ha="left", va="center", fontsize=SMALL)
+    ax.text(dec_x + 0.12, y_cross - 0.55, "Q", ha="left", va="center", fontsize=SMALL)
     box(dec_x, 9.5, "Linear")
     box(dec_x, 10.5, "Softmax")
     up(dec_x, dec_top, 9.5)
@@ -147,9 +148,9 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
     ax.text(dec_x - w / 2 - 0.35, 9.5, "decoder", ha="right", va="center", fontsize=13)
     handles = [Patch(facecolor=colour, edgecolor="black", label=f"{kind}: {source}")
                for kind, (colour, source) in ATTENTION_KINDS.items()]
-    ax.legend(handles=handles, loc="upper left", fontsize=9.5, frameon=True,
+    ax.legend(handles=handles, loc="upper left", fontsize=SMALL, frameon=True,
               title=f"{num_layers_paper}× = {num_layers_paper} layers in the paper, "
-                    f"{num_layers_here} in this notebook", title_fontsize=9.5)
+                    f"{num_layers_here} in this notebook", title_fontsize=SMALL)
     ax.set_title("The Transformer of Vaswani et al. (2017), redrawn: which attention is which")
     return fig
 
@@ -158,26 +159,29 @@ def block_attention_grid(self_weights, cross_weights, tgt_labels, src_labels, he
     """Small multiples: one row per decoder layer, masked self-attention (n, n) beside cross-attention (n, m)."""
     L = len(self_weights)
     n, m = np.shape(cross_weights[0])[-2:]
-    fig, axes = plt.subplots(L, 2, figsize=(2.6 + 0.62 * (n + m), 0.9 + 2.9 * L),
-                             squeeze=False, layout="constrained",
-                             gridspec_kw={"width_ratios": [n, m]})
+    cell = 0.62  # inches per weight: room for its value at 10 pt
+    title = f"Decoder attention, head {head} (random weights, untrained): rows = decoder queries"
+    fig, axes = fixed_subplots(L, 2, widths=[cell * n, cell * m], heights=cell * n, left=1.45,
+                               right=0.15, bottom=0.75, top=0.9, wgap=1.45, hgap=1.05,
+                               squeeze=False, min_width=figures.text_width(title) + 0.3,
+                               widen="margins")
     for k in range(L):
         attention_heatmap(self_weights[k][head], tgt_labels, tgt_labels, ax=axes[k, 0],
-                          title=f"layer {k + 1}, head {head}: masked self (n, n)")
+                          title=f"layer {k + 1}: masked self (n, n)")
         attention_heatmap(cross_weights[k][head], tgt_labels, src_labels, ax=axes[k, 1],
-                          title=f"layer {k + 1}, head {head}: cross (n, m)")
+                          title=f"layer {k + 1}: cross (n, m)")
         axes[k, 0].set_xlabel("key: decoder position j")
         axes[k, 0].set_ylabel("query: decoder position i")
         axes[k, 1].set_xlabel("key/value: encoder position j")
         axes[k, 1].set_ylabel("query: decoder position i")
-    fig.suptitle("Decoder attention (random weights, untrained): rows = decoder queries")
+    figures.suptitle(fig, title)
     return fig
 
 
 class LiveDecoderAttention(LiveFigure):
     """Pick a decoder layer, a head and a decoder position: its masked self-attention row and cross-attention row."""
 
-    figsize = (10.0, 3.8)
+    layout = None  # fixed_subplots in setup()
 
     def __init__(self, self_weights, cross_weights, tgt_labels, src_labels):
         self.self_w = [np.asarray(w, dtype=float) for w in self_weights]  # each (h, n, n)
@@ -189,7 +193,10 @@ class LiveDecoderAttention(LiveFigure):
         from matplotlib.patches import Rectangle
 
         n, m = self.cross_w[0].shape[-2:]
-        ax_s, ax_c = self.fig.subplots(1, 2, width_ratios=[n, m])
+        cell = 0.75  # inches per weight
+        _fig, (ax_s, ax_c) = fixed_subplots(1, 2, widths=[cell * n, cell * m], heights=cell * n,
+                                            left=1.0, right=0.15, bottom=0.75, top=0.45,
+                                            wgap=1.05, fig=self.fig)
         self.im_s, self.txt_s = _annotated_image(ax_s, (n, n), "Blues")
         self.im_c, self.txt_c = _annotated_image(ax_c, (n, m), "Oranges")
         for ax, keys, kind in ((ax_s, self.tgt, "decoder"), (ax_c, self.src, "encoder")):
@@ -201,8 +208,8 @@ class LiveDecoderAttention(LiveFigure):
         self.rect_c = Rectangle((-0.5, -0.5), m, 1, fill=False, ec="C3", lw=3)
         ax_s.add_patch(self.rect_s)
         ax_c.add_patch(self.rect_c)
-        self.title_s = ax_s.set_title("")
-        self.title_c = ax_c.set_title("")
+        self.title_s = ax_s.set_title("", fontsize="medium")
+        self.title_c = ax_c.set_title("", fontsize="medium")
         self.update(layer=1, head=0, position=0)  # titles of their real size for the one layout
         self.blit([self.im_s, self.im_c, *(t for row in self.txt_s + self.txt_c for t in row), self.rect_s,
                    self.rect_c, self.title_s, self.title_c])

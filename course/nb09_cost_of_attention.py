@@ -8,7 +8,6 @@ tests/test_nb09_cost_of_attention.py.
 from __future__ import annotations
 
 import matplotlib
-import matplotlib.pyplot as plt
 import numpy as np
 
 import attention_core as ac
@@ -22,7 +21,9 @@ from course.checks import (
     sentence,
     unanswered,
 )
+from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.figures import SMALL, fixed_subplots
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -47,24 +48,35 @@ def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 
     sweeps[label], to read a slope off against; default {2: first label}.
     """
     if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 4.0), layout="constrained")
+        _, ax = fixed_subplots(widths=4.6, heights=3.1, left=1.0, right=0.15, bottom=0.7, top=0.45)
     for (label, sw), marker in zip(sweeps.items(), "os^D", strict=False):
         ax.loglog(sw["n"], sw[key] / scale, marker=marker, label=label, zorder=3)
     refs = {2: next(iter(sweeps))} if refs is None else refs
     for (p, label), style in zip(refs.items(), ("--", ":", "-."), strict=False):
         n = sweeps[label]["n"].astype(float)
         last = sweeps[label][key][-1] / scale
-        ax.loglog(n, last * (n / n[-1]) ** p, style, color="gray",
-                  label=f"reference $\\propto n^{p}$" if p != 1 else r"reference $\propto n$")
+        ax.loglog(n, last * (n / n[-1]) ** p, style, color="gray", label=f"reference ∝ {_power('n', p)}")
     ns = next(iter(sweeps.values()))["n"]
     ax.set_xticks(ns, [str(int(n)) for n in ns])  # the measured n, written out
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.yaxis.set_major_formatter(_plain_log_labels)  # 0.01, 0.1, 1: no 10^k mathtext to typeset
     ax.set_xlabel("sequence length n (log scale)")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
     return ax.figure
+
+
+def _power(base: str, p) -> str:
+    """'n', 'n²', 'n³' in plain text (the font has these superscripts), else mathtext."""
+    return {1: base, 2: f"{base}²", 3: f"{base}³"}.get(p, f"${base}^{{{p}}}$")
+
+
+@matplotlib.ticker.FuncFormatter
+def _plain_log_labels(value, _pos=None) -> str:
+    """Decades written out (0.001, 0.1, 1, 100, 10000): easier to read than 10^k, and no mathtext."""
+    return f"{value:,.10f}".rstrip("0").rstrip(".") if value < 1 else f"{value:,.0f}"
 
 
 def tile_grid(n: int, block_size: int, max_pixels: int = 512) -> np.ndarray:
@@ -107,13 +119,17 @@ def tiling_small_multiples(n: int, counts: dict):
 
     counts : {block_size: the notebook's tiling_counts(n, block_size)}, one picture each.
     """
-    fig, axes = plt.subplots(1, len(counts), figsize=(3.0 * len(counts), 4.0),
-                             layout="compressed")  # "compressed": made for square axes in a row
-    for ax, (b, c) in zip(axes, counts.items(), strict=True):
+    title = f"Score grid n x n = {n} x {n}: the red tile is all that is held at once"
+    fig, axes = fixed_subplots(1, len(counts), widths=2.4, heights=2.4, left=0.95, right=0.2,
+                               bottom=0.7, top=1.0, wgap=0.3, sharey=True, squeeze=False,
+                               min_width=figures.text_width(title) + 0.3, widen="margins")
+    for ax, (b, c) in zip(axes[0], counts.items(), strict=True):
         _draw_tiles(ax, n, b)
         ax.set_title(f"b = {b}: {c['tiles']} tile{'s' if c['tiles'] > 1 else ''}\n"
-                     f"held at once: {c['tiled_entries_at_once']:,} entries")
-    fig.suptitle(f"Score grid n x n = {n} x {n}: the red tile is all that is held at once")
+                     f"held at once: {c['tiled_entries_at_once']:,} entries", fontsize="medium")
+    for ax in axes[0, 1:]:
+        ax.set_ylabel("")  # shared query axis: labelled on the left
+    figures.suptitle(fig, title)
     return fig
 
 
@@ -128,6 +144,7 @@ class LiveTiling(LiveFigure):
     """
 
     figsize = (9.5, 4.0)
+    layout = None  # axes placed in setup()
     max_n = 16384
 
     def __init__(self, tiling_counts):
@@ -135,7 +152,6 @@ class LiveTiling(LiveFigure):
         super().__init__()
 
     def setup(self) -> None:
-        self.fig.set_layout_engine(None)
         self.ax_grid = self.fig.add_axes((0.09, 0.14, 0.30, 0.66))
         self.ax_bar = self.fig.add_axes((0.50, 0.14, 0.46, 0.66))
         self.im = self.ax_grid.imshow(np.zeros((2, 2)), cmap=_TILE_CMAP, vmin=0, vmax=1,
@@ -149,10 +165,10 @@ class LiveTiling(LiveFigure):
         self.ax_grid.set_ylabel("query position i")
         # plain texts, not titles: a title is re-positioned on every draw (slow)
         self.grid_title = self.ax_grid.text(0.5, 1.03, "", transform=self.ax_grid.transAxes,
-                                            ha="center", va="bottom", fontsize=12)
+                                            ha="center", va="bottom", fontsize="medium")
         self.too_fine = self.ax_grid.text(0.5, 0.5, "tiles too small\nto draw", ha="center",
                                           va="center", transform=self.ax_grid.transAxes,
-                                          fontsize=11, bbox={"facecolor": "white", "lw": 0})
+                                          fontsize="medium", bbox={"facecolor": "white", "lw": 0})
         self.bars = self.ax_bar.barh([1, 0], [1, 1], color=["#d62728", "#1f77b4"])
         self.ax_bar.set_yticks([])
         self.ax_bar.set_xscale("log")
@@ -161,8 +177,8 @@ class LiveTiling(LiveFigure):
         self.ax_bar.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         self.ax_bar.set_xlabel("score entries held at once (log scale)")
         self.bar_title = self.ax_bar.text(0.5, 1.03, "", transform=self.ax_bar.transAxes,
-                                          ha="center", va="bottom", fontsize=12)
-        self.labels = [self.ax_bar.text(1.5, y, "", va="center", fontsize=10,
+                                          ha="center", va="bottom", fontsize="medium")
+        self.labels = [self.ax_bar.text(1.5, y, "", va="center", fontsize=SMALL,
                                         bbox={"facecolor": "white", "alpha": 0.8, "lw": 0})
                        for y in (1, 0)]
         self.blit([self.im, self.frame, self.too_fine, self.grid_title, *self.bars, *self.labels,

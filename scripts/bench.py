@@ -24,8 +24,12 @@ Measures, in one run, and prints a table of:
    run-all time, slider latency (median, p95: target <= 1 s), memory per
    student, errors (needs root and `python3 dev.py hub --setup`).
 
+Item 1 also prints, not as a target, the nbval time of 00-09 at the course's figure resolution
+and at its former one (80 dpi, 11 pt).
+
 Writes benchmarks/RESULTS.md (with the machine it ran on) and the summary table
 between the bench markers in README.md. Options: --skip-browser, --skip-nbval,
+--skip-old-resolution,
 --skip-suite, --suite-repeats N, --skip-hub, --hub-students N[,N...],
 --only N[,N...].
 """
@@ -66,18 +70,36 @@ def record(item, case, value, target, ok):
 
 # ---------------------------------------------------------------- 1. nbval vs floor
 
-def _nbval_seconds(paths: list[Path], cwd: Path) -> float:
+def _nbval_seconds(paths: list[Path], cwd: Path, env: dict | None = None) -> float:
     # The same options for the course and its floors: pyproject's addopts (which also run the
     # notebooks in parallel) are replaced by nbval's flags alone, one process, one kernel at a time.
     cmd = [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "--nbval", "--nbval-current-env",
            "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"),
            "-p", "no:cacheprovider", "-p", "no:randomly", *map(str, paths)]
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     took = time.perf_counter() - start
     if proc.returncode:
         raise RuntimeError(f"nbval failed:\n{proc.stdout[-3000:]}")
     return took
+
+
+def bench_resolutions(repeats: int = 2) -> None:
+    """Item 1, not a target: the same nbval of 00-09 at the course's resolution and at its former
+    one (80 dpi, 11 pt; course/figures.py applies it when COURSE_FIGURE_RESOLUTION=old), back to
+    back. Only the timing run sees the variable: stored outputs are made at the course's."""
+    print("1b. strict nbval over notebooks 00-09 at the course's resolution and at the old one")
+    old_env = dict(os.environ, COURSE_FIGURE_RESOLUTION="old")
+    new, old = [], []
+    for _ in range(repeats):
+        new.append(_nbval_seconds(FIRST_TEN, ROOT))
+        old.append(_nbval_seconds(FIRST_TEN, ROOT, env=old_env))
+    print(f"  (resolution) 120 dpi / 12 pt: {min(new):.1f} s; 80 dpi / 11 pt (before): "
+          f"{min(old):.1f} s; ratio {min(new) / min(old):.2f} (best of {repeats} each)")
+    diagnostics.append(
+        f"Item 1, resolution: strict nbval over notebooks 00-09 takes {min(new):.1f} s at the "
+        f"course's 120 dpi and 12 pt, {min(old):.1f} s at the former 80 dpi and 11 pt "
+        f"({min(new) / min(old):.2f} times; best of {repeats}, back to back).")
 
 
 # Item 1 measures notebooks 00-09; notebooks added later that train a model or time something
@@ -549,6 +571,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-browser", action="store_true", help="reuse the last latency.json")
     ap.add_argument("--skip-nbval", action="store_true")
+    ap.add_argument("--skip-old-resolution", action="store_true",
+                    help="item 1: leave out the nbval time at the former 80 dpi / 11 pt")
     ap.add_argument("--skip-suite", action="store_true",
                     help="skip item 6 (runs the whole test suite twice per repeat)")
     ap.add_argument("--suite-repeats", type=int, default=2, metavar="N",
@@ -561,6 +585,8 @@ def main() -> int:
     print(machine(), "\n")
     if 1 in only and not args.skip_nbval:
         bench_nbval()
+        if not args.skip_old_resolution:
+            bench_resolutions()
     if 2 in only:
         bench_widgets()
     if 3 in only:

@@ -134,3 +134,116 @@ def test_unblitted_png_draws_the_whole_figure():
     assert live._changing is None
     _, png = live.render(k=2)
     assert np.array_equal(_pixels(png), _pixels(live.full_png()))
+
+
+# ---------------------------------------------------------------- the course's style and layouts
+
+def test_course_style_is_for_a_projector():
+    """120 dpi, 12 pt text (20 px), nothing set smaller than 10 pt (17 px)."""
+    import matplotlib
+    assert matplotlib.rcParams["figure.dpi"] == 120 and matplotlib.rcParams["font.size"] == 12
+    fig, ax = plt.subplots()
+    ax.set_title("t")
+    sizes = [matplotlib.font_manager.FontProperties(size=s).get_size_in_points()
+             for s in (figures.SMALL, matplotlib.rcParams["legend.fontsize"],
+                       matplotlib.rcParams["xtick.labelsize"])]
+    assert min(sizes) >= 9.99
+    assert ax.title.get_position()[1] == 1.0 and not ax._autotitlepos  # placed once, not per draw
+
+
+def test_old_resolution_is_only_applied_on_request(monkeypatch):
+    import matplotlib
+    monkeypatch.setenv("COURSE_FIGURE_RESOLUTION", "old")
+    try:
+        figures.use_course_style()
+        assert matplotlib.rcParams["figure.dpi"] == 80 and matplotlib.rcParams["font.size"] == 11
+    finally:
+        monkeypatch.delenv("COURSE_FIGURE_RESOLUTION")
+        figures.use_course_style()
+    assert matplotlib.rcParams["figure.dpi"] == figures.COURSE_STYLE["figure.dpi"]
+
+
+def test_fixed_subplots_sizes_are_inches():
+    import matplotlib
+    fig, axes = figures.fixed_subplots(2, 3, widths=[1.0, 2.0, 1.0], heights=1.5, left=0.8,
+                                       right=0.2, bottom=0.6, top=0.4, wgap=0.3, hgap=0.5)
+    assert fig.get_size_inches() == pytest.approx([0.8 + 4.0 + 0.6 + 0.2, 0.6 + 3.0 + 0.5 + 0.4])
+    assert not isinstance(fig.get_layout_engine(), matplotlib.layout_engine.ConstrainedLayoutEngine)
+    w, h = fig.get_size_inches()
+    box = axes[1, 1].get_position()  # bottom row, middle column
+    assert box.x0 * w == pytest.approx(0.8 + 1.0 + 0.3) and box.width * w == pytest.approx(2.0)
+    assert box.y0 * h == pytest.approx(0.6) and box.height * h == pytest.approx(1.5)
+    assert axes[0, 0].get_position().y0 * h == pytest.approx(0.6 + 1.5 + 0.5)
+
+
+def test_colorbar_sits_right_of_the_axes_it_serves():
+    fig, axes = figures.fixed_subplots(1, 2, widths=2.0, heights=2.0, left=0.8, right=1.3,
+                                       bottom=0.6, top=0.3, wgap=0.6)
+    im = axes[0].imshow(np.eye(3))
+    axes[1].imshow(np.eye(3))
+    cb = figures.colorbar(fig, im, axes, width=0.2, pad=0.25, shrink=0.5, label="w")
+    w, h = fig.get_size_inches()
+    box = cb.ax.get_position()
+    assert box.x0 * w == pytest.approx(0.8 + 4.6 + 0.25) and box.width * w == pytest.approx(0.2)
+    assert box.height * h == pytest.approx(1.0) and box.y0 * h == pytest.approx(0.6 + 0.5)
+    assert not figures.layout_problems(fig)
+
+
+def test_layout_problems_finds_cut_off_and_overlapping_text():
+    fig, axes = figures.fixed_subplots(1, 2, widths=2.0, heights=1.5, left=0.8, right=0.2,
+                                       bottom=0.6, top=0.4, wgap=0.8)
+    for ax in axes:
+        ax.set(xlabel="x", ylabel="y", title="fits")
+    assert figures.layout_problems(fig) == []
+    axes[1].set_ylabel("a y label far too long to fit in the gap between the two panels")
+    axes[1].yaxis.set_label_coords(-0.6, 0.5)
+    problems = figures.layout_problems(fig)
+    assert any("overlap" in p for p in problems)
+    fig, ax = figures.fixed_subplots(widths=2.0, heights=1.5, left=0.1, right=0.1, bottom=0.6,
+                                     top=0.4)
+    ax.set_ylabel("no room on the left")
+    assert any("cut off" in p and "no room on the left" in p for p in figures.layout_problems(fig))
+    fig, ax = figures.fixed_subplots(widths=1.0, heights=1.0, left=0.8, right=0.2, bottom=0.6,
+                                     top=0.4)
+    ax.set_xticks(range(5), ["long label"] * 5)
+    assert any("tick labels" in p for p in figures.layout_problems(fig))
+
+
+def test_attention_heatmap_on_its_own_fits_its_figure():
+    fig, _ = figures.attention_heatmap(np.full((3, 4), 0.25), list("abc"), list("wxyz"))
+    assert not figures.layout_problems(fig)
+
+
+def test_png_rgb_is_a_lossless_png():
+    from PIL import Image
+    rgb = np.random.default_rng(0).integers(0, 256, size=(7, 5, 3), dtype=np.uint8)
+    png = figures.png_rgb(rgb)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    decoded = Image.open(io.BytesIO(png))
+    assert decoded.mode == "RGB" and np.array_equal(np.asarray(decoded), rgb)
+
+
+def test_live_figure_uses_the_course_resolution_and_frozen_layout():
+    import matplotlib
+    bars = BlittedBars()
+    assert bars.fig.dpi == matplotlib.rcParams["figure.dpi"]
+    assert not isinstance(bars.fig.get_layout_engine(),
+                          matplotlib.layout_engine.ConstrainedLayoutEngine)
+    w, h = bars.fig.canvas.get_width_height()
+    assert (w, h) == (int(4 * bars.fig.dpi), int(3 * bars.fig.dpi))
+    assert _pixels(bars.png()).shape == (h, w, 4)
+
+
+def test_inline_png_has_the_pixels_of_ipythons_print_figure():
+    """What use_course_style() installs for the inline backend: the same picture, encoded faster."""
+    import base64
+
+    from IPython.core.pylabtools import print_figure
+    from PIL import Image
+    fig, _ = figures.attention_heatmap(np.full((2, 3), 1 / 3), ["私", "は"], ["x", "y", "z"])
+    ref = Image.open(io.BytesIO(base64.b64decode(print_figure(fig, "png", base64=True,
+                                                              bbox_inches=None))))
+    ours = Image.open(io.BytesIO(base64.b64decode(figures._inline_png(fig))))
+    assert ours.size == ref.size
+    assert np.array_equal(np.asarray(ours.convert("RGB")), np.asarray(ref.convert("RGB")))
+    assert figures._inline_png(plt.figure()) is None  # an empty figure shows nothing, as in IPython

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb01_qkv_projections as nb01
 
 BOOKS = ["Cat care", "Dog training", "Cat myths", "Astronomy", "Pet budget"]
@@ -29,7 +29,9 @@ def by_hand(q, keys):
 
 @pytest.fixture(scope="module")
 def live():
-    return nb01.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
+    live = nb01.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+    return live
 
 
 def test_live_library_numbers(live):
@@ -61,6 +63,7 @@ def test_library_weights_grid_draws_the_weights_it_is_given():
     rng = np.random.default_rng(0)
     weights = {name: rng.dirichlet(np.ones(5), size=3) for name in ("a", "b")}  # 3 strengths each
     fig = nb01.library_weights_grid(weights, BOOKS, strengths=(1.0, 2.0, 4.0))
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     assert len(fig.axes) == 2
     for ax, (name, w) in zip(fig.axes, weights.items(), strict=True):
         heights = np.array([p.get_height() for p in ax.patches]).reshape(3, 5)
@@ -80,10 +83,30 @@ def test_heatmap_pair_shows_both_matrices_and_japanese_glyphs():
         warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
         fig = nb01.heatmap_pair(A, B, ["私", "は", "はし", "で", "食べる"], titles=("a", "b"),
                               suptitle="注意重み")
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
         fig.canvas.draw()
     images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
     assert np.allclose(images[0], A) and np.allclose(images[1], B)
     plt.close(fig)
+
+
+def test_figures_fit_in_the_japanese_edition_too():
+    """notebooks/ja/01 draws the same figures with translated texts: they must fit the layout."""
+    from course import i18n
+    rng = np.random.default_rng(0)
+    with i18n.language_as("ja"):
+        fig = nb01.library_weights_grid({name: rng.dirichlet(np.ones(5), size=2) for name in
+                                         ("keep a cat", "pets in general", "the stars", "cost")},
+                                        BOOKS)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        plt.close(fig)
+        fig = nb01.heatmap_pair(np.eye(5), np.full((5, 5), 0.2), ["私", "は", "はし", "で", "食べる"],
+                                titles=("Q = K = V = X", "W_Q, W_K"), suptitle="注意重み A")
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        plt.close(fig)
+        live = nb01.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
+        live.update(query="cost of a cat", strength=8.0)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
 
 
 # ---------------------------------------------------------------- checks

@@ -54,7 +54,9 @@ def test_column_convention_is_the_transpose(seed):
 
 @pytest.fixture(scope="module")
 def live():
-    return nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
+    live = nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+    return live
 
 
 def test_live_worked_example_original(live):
@@ -94,6 +96,7 @@ def test_contributions_grid_ends_at_outputs():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fig = nb02.contributions_grid(V, A_EXACT, TOKENS)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
         fig.canvas.draw()
     assert len(fig.axes) == 3
     for i, ax in enumerate(fig.axes):
@@ -103,10 +106,23 @@ def test_contributions_grid_ends_at_outputs():
     plt.close(fig)
 
 
+def test_figures_fit_in_the_japanese_edition_too():
+    """notebooks/ja/02 draws the same figures with translated texts: they must fit the layout."""
+    from course import i18n
+    with i18n.language_as("ja"):
+        fig = nb02.contributions_grid(V, A_EXACT, TOKENS)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        live = nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
+        live.update(query=2, w_k22=-3.0)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+    plt.close(fig)
+
+
 def test_heatmap_has_no_tofu():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fig, _ = figures.attention_heatmap(A_EXACT, TOKENS, TOKENS, title="注意重み A")
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
         fig.canvas.draw()
     plt.close(fig)
 

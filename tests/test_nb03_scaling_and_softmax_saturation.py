@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb03_scaling_and_softmax_saturation as nb03
 
 
@@ -23,6 +23,7 @@ def _bars(ax):
 def test_ten_key_figure_draws_the_two_weight_vectors_it_is_given():
     p_raw, p_scaled = np.eye(10)[3], np.linspace(0.01, 0.19, 10)
     fig = nb03.plot_ten_key_softmax(p_raw, p_scaled, 512)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     assert np.array_equal(_bars(fig.axes[0]), p_raw) and np.array_equal(_bars(fig.axes[1]), p_scaled)
     assert "512" in fig.axes[0].get_title() and "10 keys" in fig.get_suptitle()
     plt.close(fig)
@@ -33,10 +34,11 @@ def test_small_multiples_draw_raw_on_top_and_scaled_below_one_column_per_width()
     weights = {d: (ac.softmax(rng.normal(size=10) * d), ac.softmax(rng.normal(size=10)))
                for d in (1, 64, 1024)}
     fig = nb03.plot_saturation_small_multiples(weights, seed=7)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     axes = np.array(fig.axes).reshape(2, 3)
     for col, (d, (raw, scaled)) in enumerate(weights.items()):
         assert np.array_equal(_bars(axes[0, col]), raw) and np.array_equal(_bars(axes[1, col]), scaled)
-        assert axes[0, col].get_title() == f"raw, $d_k$ = {d}\nmax {raw.max():.2f}"
+        assert axes[0, col].get_title() == f"raw, d_k = {d}\nmax {raw.max():.2f}"
     assert fig.get_suptitle().startswith("Seed 7 ")
     plt.close(fig)
 
@@ -47,6 +49,7 @@ def test_saturation_curves_figure_plots_each_number_against_d_k():
     curves = {name: {key: rng.random(4) for key in ("max_weight", "entropy", "jacobian_norm")}
               for name in ("unscaled", "scaled")}
     fig = nb03.plot_saturation_curves(d_ks, curves, m=10)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     for ax, key in zip(fig.axes, ("max_weight", "entropy", "jacobian_norm"), strict=True):
         raw, scaled = ax.lines[:2]
         assert np.array_equal(raw.get_xdata(), d_ks) and np.array_equal(raw.get_ydata(), curves["unscaled"][key])
@@ -60,6 +63,7 @@ def test_histograms_compare_raw_with_N_0_d_k_and_scaled_with_N_0_1():
     rng = np.random.default_rng(0)
     samples = {d: rng.normal(size=(2000, d)).sum(axis=1) for d in (4, 64)}  # variance d
     fig = nb03.plot_score_histograms(samples)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     axes = np.array(fig.axes).reshape(2, 2)
     for col, d in enumerate((4, 64)):
         for row, var in ((0, d), (1, 1.0)):
@@ -85,7 +89,9 @@ def _saturation(x):
 
 @pytest.fixture
 def live():
-    return nb03.LiveSaturation(_scores_for, _saturation)
+    live = nb03.LiveSaturation(_scores_for, _saturation)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+    return live
 
 
 def test_live_saturation_draws_both_softmaxes_of_the_given_scores(live):
@@ -106,6 +112,7 @@ def test_live_saturation_draws_both_softmaxes_of_the_given_scores(live):
 
 def test_live_saturation_takes_its_width_from_the_scores():
     live = nb03.LiveSaturation(lambda d_k: np.zeros(4), _saturation)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     assert len(live.bars["raw"]) == 4 and np.allclose(_bars(live.axes["raw"]), 0)
     live.update(d_k=16)
     assert np.allclose(_bars(live.axes["raw"]), 0.25)

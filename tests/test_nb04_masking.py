@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb04_masking as nb04
 
 
@@ -57,6 +57,7 @@ def test_masking_example_shapes_and_scale():
 def test_plot_mask_patterns_shows_the_core_weights_with_blocked_cells_grey():
     lengths = (6, 4, 2)
     fig = nb04.plot_mask_patterns(lengths=lengths, seed=0)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     assert len(fig.axes) == 3 * 4 + 1  # 12 panels and a colorbar
     Q, K = nb04.masking_example(0, lengths)
     for b in range(3):
@@ -70,6 +71,7 @@ def test_plot_mask_patterns_shows_the_core_weights_with_blocked_cells_grey():
 
 def test_live_mask_update_text_and_artists():
     live = nb04.LiveMask()
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     live.update(position=3, mask="both", item=1)  # its text is in the notebook, compared by nbval
     heights = np.array([b.get_height() for b in live.bars])
     assert np.isclose(heights.sum(), 1) and np.all(heights[4:] == 0)
@@ -88,6 +90,7 @@ def test_live_mask_update_text_and_artists():
 
 def test_live_mask_renders_png_without_new_artists():
     live = nb04.LiveMask()
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     bars, image = list(live.bars), live.im
     text, png = live.render(position=2, mask="none", item=0)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and "query 2" in text
@@ -101,6 +104,7 @@ def test_live_mask_blitted_frame_matches_a_full_draw():
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
 
     live = nb04.LiveMask()
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     # the bar panel (the image panel's edge differs by a few levels in 6 pixels: image compositing)
     x0, y0, x1, y1 = live.ax_bar.bbox.extents.astype(int)
     height = live.fig.canvas.get_width_height()[1]

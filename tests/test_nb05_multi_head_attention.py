@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb05_multi_head_attention as nb05
 
 
@@ -18,6 +18,7 @@ def test_divisors():
 def test_head_weights_row_one_heatmap_per_head():
     w = ac.softmax(np.random.default_rng(0).normal(size=(3, 4, 4)))
     fig = nb05.head_weights_row(w, ["a", "b", "c"], labels=list("wxyz"), suptitle="t")
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     assert len(fig.axes) == 3
     assert [ax.get_title() for ax in fig.axes] == ["a", "b", "c"]
     assert np.allclose(fig.axes[1].images[0].get_array(), w[1])
@@ -40,6 +41,7 @@ def test_head_count_demo_is_seeded_and_square():
 def test_live_head_count_shows_h_heads_with_the_core_weights(h):
     live = nb05.LiveHeadCount()
     text = live.update(h=h)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     d = live.data
     _, w = ac.multi_head_attention(d["X"], d["X"], d["W_Q"], d["W_K"], d["W_V"], d["W_O"], h)
     visible = [ax for ax in live.axes if ax.get_visible()]
@@ -78,13 +80,14 @@ def test_live_head_count_rejects_non_divisors():
 def test_head_weights_by_h_draws_each_heads_core_weights():
     d = nb05.head_count_demo()
     fig = nb05.head_weights_by_h(d, hs=(1, 2, 4))
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     rows = np.array(fig.axes[:3 * 4]).reshape(3, 4)  # one row of max(hs) axes per h, then a colorbar
     for row, h in zip(rows, (1, 2, 4), strict=True):
         _, w = ac.multi_head_attention(d["X"], d["X"], d["W_Q"], d["W_K"], d["W_V"], d["W_O"], h)
         assert [ax.get_visible() for ax in row] == [r < h for r in range(4)]
         for r in range(h):
             assert np.allclose(row[r].images[0].get_array(), w[r]), (h, r)
-            assert row[r].get_title() == f"h={h}, head {r}"  # counted from 0, like w[r]
+            assert row[r].get_title() == f"head {r}"  # counted from 0, like w[r]; h labels the row
     plt.close(fig)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb06_positional_encoding as nb06
 
 
@@ -16,12 +16,14 @@ def _sum_cos(k, d_model):
 
 def test_pe_heatmap_shows_the_core_encoding():
     fig = nb06.pe_heatmap(num_positions=20, d_model=8)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     assert np.allclose(fig.axes[0].images[0].get_array(), ac.sinusoidal_positional_encoding(20, 8))
     plt.close(fig)
 
 
 def test_pe_curves_plot_the_requested_columns():
     fig = nb06.pe_curves(num_positions=30, d_model=16, columns=(0, 3))
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     lines = fig.axes[0].get_lines()
     pe = ac.sinusoidal_positional_encoding(30, 16)
     assert len(lines) == 2
@@ -34,6 +36,7 @@ def test_pe_dot_vs_offset_draws_one_curve_per_start_position():
     ks = np.arange(5)
     dots = np.array([[4.0, 3.0, 1.0, 0.0, -1.0], [4.0, 3.0, 1.0, 0.0, -1.0], [4.0, 2.0, 0.0, 1.0, 2.0]])
     fig = nb06.pe_dot_vs_offset(ks, dots, positions=(0, 5, 40), d_model=8)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     ax = fig.axes[0]
     curves = ax.get_lines()[:3]
     assert [c.get_label() for c in curves] == ["p = 0", "p = 5", "p = 40"]
@@ -54,6 +57,7 @@ def test_bar_segments():
 @pytest.mark.parametrize("pos, d_model", [(0, 4), (10, 16), (57, 128), (100, 8)])
 def test_live_pe_shows_the_vector_and_the_dot_products(pos, d_model):
     live = nb06.LivePositionalEncoding()
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     text = live.update(pos=pos, d_model=d_model)
     pe = ac.sinusoidal_positional_encoding(pos + 1, d_model)[pos]
     _, y_sin = live.sin_bars.get_data()
@@ -70,6 +74,7 @@ def test_live_pe_shows_the_vector_and_the_dot_products(pos, d_model):
 
 def test_live_pe_rejects_odd_or_too_wide_d_model():
     live = nb06.LivePositionalEncoding()
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     for bad in (7, 130, 0):
         with pytest.raises(ValueError, match="d_model must be even"):
             live.update(pos=0, d_model=bad)
@@ -77,6 +82,7 @@ def test_live_pe_rejects_odd_or_too_wide_d_model():
 
 def test_pe_vectors_grid_has_one_panel_per_position_and_width():
     fig = nb06.pe_vectors_grid(positions=(0, 3), d_models=(4, 8, 16))
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     assert len(fig.axes) == 6
     bars = {}  # dimension -> bar height, from the sin and cos lines of vertical segments
     for line in fig.axes[5].get_lines()[1:]:  # [0] is the zero line

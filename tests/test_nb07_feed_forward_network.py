@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb07_feed_forward_network as nb07
 from course.live import interactive
 
@@ -49,6 +49,7 @@ def test_locality_figure_shows_the_sizes_of_the_changes_on_one_scale():
     rng = np.random.default_rng(0)
     d_ffn, d_attn = rng.normal(size=(5, 4)), 3.0 * rng.normal(size=(5, 4))
     fig = nb07.locality_figure(d_ffn, d_attn, changed=2)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     ims = [fig.axes[k].images[0] for k in (0, 1)]
     assert np.allclose(ims[0].get_array(), np.abs(d_ffn))
     assert np.allclose(ims[1].get_array(), np.abs(d_attn))
@@ -61,6 +62,7 @@ def test_locality_figure_shows_the_sizes_of_the_changes_on_one_scale():
 def test_influence_figure_writes_every_number_of_both_maps():
     infl_ffn, infl_attn = np.diag([0.5, 1.25, 2.0]), np.arange(9.0).reshape(3, 3) / 4
     fig = nb07.influence_figure(infl_ffn, infl_attn)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     for ax, M in zip(fig.axes[:2], (infl_ffn, infl_attn), strict=True):
         assert np.allclose(ax.images[0].get_array(), M)
         assert ax.images[0].get_clim() == (0.0, 2.0)
@@ -94,6 +96,7 @@ def test_convex_hull_figure_fills_the_hull_and_shows_every_point():
     V = np.array([[0.0, 0.0], [3.0, 0.5], [1.0, 1.0], [2.0, 2.5], [0.5, 2.0]])
     O = np.array([[1.0, 1.0], [2.0, 1.0]])
     fig = nb07.convex_hull_figure(V, O)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     ax = fig.axes[0]
     (hull,) = ax.patches
     corners = {tuple(p) for p in hull.get_xy()}
@@ -107,12 +110,14 @@ def test_bent_line_figure_draws_the_image_and_marks_the_kinks_it_is_given():
     start, end = np.array([-2.0, -1.0]), np.array([2.0, 1.5])
     kinks = np.array([0.25, 0.6])
     fig = nb07.bent_line_figure(f, start, end, kinks, num=101)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     t = np.linspace(0.0, 1.0, 101)[:, None]
     path = _line(fig.axes[1], "path")
     assert np.allclose(np.column_stack(path.get_data()), _ffn(f, start + t * (end - start)))
     marks = _line(fig.axes[1], "a hidden unit switches")
     assert np.allclose(np.column_stack(marks.get_data()), _ffn(f, start + kinks[:, None] * (end - start)))
     fig = nb07.bent_line_figure(f, start, end, np.array([]))  # no kink: nothing marked
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     assert "a hidden unit switches" not in [ln.get_label() for ln in fig.axes[1].get_lines()]
 
 
@@ -121,6 +126,7 @@ def test_ffn_1d_figure_draws_the_hinges_the_output_and_the_corners_in_range():
     hinges = np.arange(28.0).reshape(7, 4)
     output = np.linspace(5.0, -5.0, 7)
     fig = nb07.ffn_1d_figure(xs, hinges, output, corners=[-2.0, 1.5, 0.0, 2.0])
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     ax = fig.axes[0]
     for j in range(4):
         line = _line(ax, f"unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}")
@@ -134,6 +140,7 @@ def test_ffn_1d_figure_draws_the_hinges_the_output_and_the_corners_in_range():
 @pytest.mark.parametrize("x", [-3.0, -1.25, 0.0, 0.5, 1.5, 2.75])
 def test_live_ffn_1d_shows_the_hidden_units_and_the_output(x):
     live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     text = live.update(x=x)
     z = x * FFN_1D.W_1[0] + FFN_1D.b_1
     y = float(_ffn(FFN_1D, np.array([[x]]))[0, 0])
@@ -147,6 +154,7 @@ def test_live_ffn_1d_shows_the_hidden_units_and_the_output(x):
 
 def test_live_ffn_1d_draws_the_curve_and_the_corners_it_is_given():
     live = nb07.LiveFFN1D(FFN_1D, [0.5, -2.5, 4.0], x_range=(-3.0, 3.0))
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     ax = live.fig.axes[0]
     curve = _line(ax, "FFN(x)")
     assert np.allclose(curve.get_ydata(), _ffn(FFN_1D, curve.get_xdata()[:, None])[:, 0])
@@ -160,6 +168,7 @@ def test_live_ffn_1d_rejects_wider_models():
 
 def test_interactive_wires_the_slider():
     live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     slider = widgets.SelectionSlider(options=[-1.0, 0.5, 1.5], value=0.5, description="x")
     box = interactive(live, x=slider)
     slider.value = 1.5

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb08_transformer_block as nb08
 from course.live import interactive
 
@@ -37,6 +37,7 @@ def _row(labels, w):
 def test_live_decoder_attention_shows_the_chosen_rows(weights):
     self_w, cross_w = weights
     live = nb08.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     text = live.update(layer=2, head=1, position=2)
     assert text.startswith("decoder layer 2, head 1, position 2 (like)")
     assert _row(TGT, self_w[1][1, 2]) in text  # layer 2 is index 1, head 1, row 2
@@ -55,6 +56,7 @@ def test_live_decoder_attention_shows_the_chosen_rows(weights):
 def test_interactive_wires_three_controls(weights):
     import ipywidgets as widgets
     live = nb08.LiveDecoderAttention(*weights, TGT, SRC)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     pos = widgets.IntSlider(min=0, max=3, value=0, description="t")
     box = interactive(live, layer=widgets.ToggleButtons(options=[1, 2], value=1),
                       head=widgets.ToggleButtons(options=[0, 1], value=0), position=pos)
@@ -65,6 +67,7 @@ def test_interactive_wires_three_controls(weights):
 def test_block_attention_grid_draws_every_layer_and_the_chosen_head(weights):
     self_w, cross_w = weights
     fig = nb08.block_attention_grid(self_w, cross_w, TGT, SRC, head=1)
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     heatmaps = [ax for ax in fig.axes if ax.images]
     assert len(heatmaps) == 4
     shown = [ax.images[0].get_array() for ax in heatmaps]  # rows: layers; left self, right cross

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb09_cost_of_attention as nb09
 from course.live import interactive
 
@@ -49,6 +49,7 @@ def test_cost_loglog_draws_every_sweep_and_reference():
     sweeps = {"a": {"n": np.array([1, 2, 4]), "peak_bytes": np.array([1.0, 4.0, 16.0])},
               "b": {"n": np.array([1, 2, 4]), "peak_bytes": np.array([1.0, 2.0, 4.0])}}
     fig = nb09.cost_loglog(sweeps, "peak_bytes", "bytes", "t", refs={2: "a", 1: "b"})
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     ax = fig.axes[0]
     lines = ax.get_lines()
     assert len(lines) == 4
@@ -62,6 +63,7 @@ def test_cost_loglog_draws_every_sweep_and_reference():
 
 def test_tiling_small_multiples_draws_the_counts_it_is_given():
     fig = nb09.tiling_small_multiples(64, {64: counts(64, 64), 16: counts(64, 16)})
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "b = 64: 1 tile\nheld at once: 4,096 entries"
     assert titles[1] == "b = 16: 16 tiles\nheld at once: 256 entries"
@@ -72,6 +74,7 @@ def test_tiling_small_multiples_draws_the_counts_it_is_given():
 
 def test_live_tiling_shows_the_counts_of_the_function_it_is_given():
     live = nb09.LiveTiling(counts)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     text = live.update(n=4096, block_size=128)
     naive_bar, tiled_bar = live.bars
     assert naive_bar.get_width() == 4096 ** 2 and tiled_bar.get_width() == 128 ** 2
@@ -86,12 +89,14 @@ def test_live_tiling_shows_the_counts_of_the_function_it_is_given():
     # the numbers come from the function passed in, not from a copy of it
     fake = dict(counts(64, 8), tiles_per_side=3, tiles=9, tiled_entries_at_once=7)
     live = nb09.LiveTiling(lambda n, block_size: fake)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     text = live.update(n=64, block_size=8)
     assert "3 x 3 = 9 tiles" in text and live.bars[1].get_width() == 7
 
 
 def test_live_tiling_png_changes_with_the_sliders():
     live = nb09.LiveTiling(counts)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     _, first = live.render(n=64, block_size=8)
     _, second = live.render(n=64, block_size=32)
     assert first[:8] == b"\x89PNG\r\n\x1a\n" and first != second
@@ -103,6 +108,7 @@ def test_live_tiling_png_changes_with_the_sliders():
 def test_live_tiling_in_a_widget():
     widgets = pytest.importorskip("ipywidgets")
     live = nb09.LiveTiling(counts)
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     box = interactive(live, n=widgets.SelectionSlider(options=[16, 64, 256], value=64),
                          block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
     box.controls["n"].value = 256
