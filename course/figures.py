@@ -16,9 +16,7 @@ checks such a layout: nothing cut off, no panel's labels on another panel.
 from __future__ import annotations
 
 import os
-import struct
 import warnings
-import zlib
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -89,49 +87,14 @@ def _one_draw_per_notebook_figure() -> None:
     cfg = InlineBackend.instance()
     with warnings.catch_warnings():  # matplotlib_inline still uses an old-style traitlets observer
         warnings.simplefilter("ignore", DeprecationWarning)
-        cfg.print_figure_kwargs = {**cfg.print_figure_kwargs, "bbox_inches": None}
-    if set(cfg.figure_formats) == {"png"}:  # the default; "retina" or "svg" stay as configured
-        from matplotlib.figure import Figure
-
-        get_ipython().display_formatter.formatters["image/png"].for_type(Figure, _inline_png)
+        # PNG_OPTIONS: Pillow's fast compression, as for the live frames (course.live)
+        cfg.print_figure_kwargs = {**cfg.print_figure_kwargs, "bbox_inches": None,
+                                   "pil_kwargs": dict(PNG_OPTIONS)}
 
 
-def _inline_png(fig):
-    """A notebook figure as the inline backend shows it, base64 PNG; None for an empty one.
-
-    The same pixels as IPython's print_figure(fig, "png", bbox_inches=None): one draw at the
-    figure's dpi, on its own background; encoded by png_rgb, a third of Pillow's time here.
-    """
-    import base64
-
-    from IPython.core.pylabtools import print_figure
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    if not fig.axes and not fig.lines:
-        return None  # as IPython: an empty figure shows nothing
-    if not isinstance(fig.canvas, FigureCanvasAgg) or fig.get_facecolor()[3] < 1:
-        return print_figure(fig, "png", base64=True, bbox_inches=None)  # see-through: RGBA
-    fig.canvas.draw()
-    png = png_rgb(np.asarray(fig.canvas.buffer_rgba())[..., :3])
-    return base64.b64encode(png).decode("ascii")
-
-
-def png_rgb(rgb: np.ndarray) -> bytes:
-    """An (height, width, 3) uint8 image as PNG bytes: 8-bit RGB, no row filter, zlib level 1.
-
-    For the course's flat-coloured figures: about the size of Pillow's PNG at a third of its
-    time (Pillow tries every row filter on every row, which these images do not need).
-    """
-    h, w, _ = rgb.shape
-    rows = np.zeros((h, 1 + 3 * w), dtype=np.uint8)  # each row: filter type 0 ("none"), pixels
-    rows[:, 1:] = rgb.reshape(h, 3 * w)
-
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
-
-    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8 bits, colour type 2 (RGB)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + chunk(b"IEND", b""))
+# How the course's PNGs are compressed (Pillow, through matplotlib's pil_kwargs): zlib level 1
+# takes a third of the default level's time on these flat-coloured figures, for larger files.
+PNG_OPTIONS = {"compress_level": 1}
 
 
 # --- fixed layouts ------------------------------------------------------------------

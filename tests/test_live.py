@@ -214,15 +214,6 @@ def test_attention_heatmap_on_its_own_fits_its_figure():
     assert not figures.layout_problems(fig)
 
 
-def test_png_rgb_is_a_lossless_png():
-    from PIL import Image
-    rgb = np.random.default_rng(0).integers(0, 256, size=(7, 5, 3), dtype=np.uint8)
-    png = figures.png_rgb(rgb)
-    assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    decoded = Image.open(io.BytesIO(png))
-    assert decoded.mode == "RGB" and np.array_equal(np.asarray(decoded), rgb)
-
-
 def test_live_figure_uses_the_course_resolution_and_frozen_layout():
     import matplotlib
     bars = BlittedBars()
@@ -234,16 +225,15 @@ def test_live_figure_uses_the_course_resolution_and_frozen_layout():
     assert _pixels(bars.png()).shape == (h, w, 4)
 
 
-def test_inline_png_has_the_pixels_of_ipythons_print_figure():
-    """What use_course_style() installs for the inline backend: the same picture, encoded faster."""
-    import base64
-
-    from IPython.core.pylabtools import print_figure
-    from PIL import Image
-    fig, _ = figures.attention_heatmap(np.full((2, 3), 1 / 3), ["私", "は"], ["x", "y", "z"])
-    ref = Image.open(io.BytesIO(base64.b64decode(print_figure(fig, "png", base64=True,
-                                                              bbox_inches=None))))
-    ours = Image.open(io.BytesIO(base64.b64decode(figures._inline_png(fig))))
-    assert ours.size == ref.size
-    assert np.array_equal(np.asarray(ours.convert("RGB")), np.asarray(ref.convert("RGB")))
-    assert figures._inline_png(plt.figure()) is None  # an empty figure shows nothing, as in IPython
+def test_course_style_shows_notebook_figures_in_one_draw_with_fast_compression():
+    """In a notebook kernel, use_course_style() tells the inline backend: no re-cropping, zlib 1."""
+    from IPython.testing.globalipapp import start_ipython
+    from matplotlib_inline.config import InlineBackend
+    shell = start_ipython()
+    try:
+        figures.use_course_style()
+        kwargs = InlineBackend.instance().print_figure_kwargs
+        assert kwargs["bbox_inches"] is None
+        assert kwargs["pil_kwargs"] == figures.PNG_OPTIONS == {"compress_level": 1}
+    finally:
+        shell.clear_instance()
