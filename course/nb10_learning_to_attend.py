@@ -23,6 +23,8 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course import figures
+from course.figures import SMALL, fixed_subplots
 from course.live import LiveFigure
 
 # The columns of a training log, as the notebook's train() records them, one row per step.
@@ -71,7 +73,10 @@ def plot_training_curves(log):
     """Loss (log scale) and accuracy per training step; log has the columns LOG_COLUMNS."""
     log = np.asarray(log, dtype=float)
     steps = np.arange(len(log))
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
+    title = "Training the one-layer model to reverse 6 digits (every batch is new data)"
+    fig, (ax_loss, ax_acc) = fixed_subplots(1, 2, widths=4.3, heights=2.6, left=0.95, right=0.15,
+                                            bottom=0.7, top=0.9, wgap=1.05,
+                                            min_width=figures.text_width(title) + 0.3)
     ax_loss.plot(steps, log[:, 0], color="tab:blue")
     ax_loss.set_yscale("log")
     ax_loss.axhline(np.log(8), color="0.5", ls=":", label="ln 8: guessing one of 8 digits")
@@ -82,41 +87,45 @@ def plot_training_curves(log):
     ax_acc.set_ylim(0, 1.05)
     ax_acc.set_ylabel("accuracy of the next digit")
     ax_acc.set_title("accuracy on each new batch")
-    for ax in (ax_loss, ax_acc):
+    for ax, corner in ((ax_loss, "upper right"), (ax_acc, "center right")):
         ax.set_xlabel("training step")
-        ax.legend(fontsize=9)
+        ax.legend(fontsize=SMALL, loc=corner)  # where the curves are not, once trained
         ax.grid(alpha=0.3)
-    fig.suptitle("Training the one-layer model to reverse 6 digits (every batch is new data)")
+    figures.suptitle(fig, title)
     return fig
 
 
 def plot_attention_map(weights, labels, L: int, title: str = "learned attention weights"):
     """The (n, n) weights of one sequence, the cells the task needs outlined in red."""
-    fig, ax = plt.subplots(figsize=(6.2, 5.4), layout="constrained")
+    fig, ax = fixed_subplots(widths=4.2, heights=4.2, left=1.3, right=1.25, bottom=0.85,
+                             top=0.75)
     im = _map_axes(ax, labels, L)
     im.set_array(np.asarray(weights, dtype=float))
     _outline_cells(ax, reversal_cells(L))
     ax.set_title(f"{title}\n(red: the key each output position needs)")
-    fig.colorbar(im, ax=ax, shrink=0.8, label="attention weight (注意重み)")
+    figures.colorbar(fig, im, ax, shrink=0.8, label="attention weight (注意重み)")
     return fig
 
 
 def plot_snapshots(maps: dict, log, labels, L: int, steps=(0, 20, 40, 150)):
     """Small multiples: the attention map of one sequence at a few training steps."""
     log = np.asarray(log, dtype=float)
-    fig, axes = plt.subplots(1, len(steps), figsize=(3.4 * len(steps), 4.9), layout="constrained",
-                             sharey=True)
+    title = ("The reversal pattern forming during training (red: the key each output position "
+             "needs)")
+    fig, axes = fixed_subplots(1, len(steps), widths=2.3, heights=2.3, left=1.25, right=0.15,
+                               bottom=0.85, top=1.15, wgap=0.25, sharey=True,
+                               min_width=figures.text_width(title) + 0.3)
     for ax, step in zip(axes, steps, strict=True):
         im = _map_axes(ax, labels, L)
         im.set_array(np.asarray(maps[step], dtype=float))
         _outline_cells(ax, reversal_cells(L))
         score = pattern_score(maps[step], L)
         ax.set_title(f"step {step}: loss {log[step, 0]:.2g}\n{score['hits']} of {L} rows on the "
-                     "red key", fontsize=10)
-        ax.tick_params(labelsize=8)
+                     "red key", fontsize=SMALL)
+        ax.tick_params(labelsize=SMALL)
         ax.label_outer()
-    fig.suptitle("The reversal pattern forming during training (red: the key each output "
-                 "position needs)")
+        ax.set_xlabel("key j" if ax is not axes[0] else "key position j")
+    figures.suptitle(fig, title)
     return fig
 
 
@@ -125,10 +134,12 @@ def plot_width_experiment(results: dict, widths):
 
     results : {(d_k, scaled): log} with the columns LOG_COLUMNS; solid = scaled, dashed = not.
     """
-    fig, axes = plt.subplots(1, 3, figsize=(13.5, 3.9), layout="constrained")
+    title = "Same model, data and Adam at several widths d_k: solid with 1/sqrt(d_k), dashed without"
+    fig, axes = fixed_subplots(1, 3, widths=2.85, heights=2.5, left=0.95, right=0.15, bottom=1.45,
+                               top=1.05, wgap=0.85, min_width=figures.text_width(title) + 0.3)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(widths)))
-    titles = ("loss [nats]", r"$\|\partial L / \partial S\|_F$ at the softmax input (mean of 5 steps)",
-              "attention entropy, output rows [nats]")
+    titles = ("loss [nats]", "$\\|\\partial L / \\partial S\\|_F$ at the softmax\ninput (mean of 5 steps)",
+              "attention entropy,\noutput rows [nats]")
     for color, d_k in zip(colors, widths, strict=True):
         for scaled, ls in ((True, "-"), (False, "--")):
             log = np.asarray(results[d_k, scaled], dtype=float)
@@ -144,16 +155,16 @@ def plot_width_experiment(results: dict, widths):
         ax.set_title(title)
         ax.set_xlabel("training step")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Same model, data and Adam at several widths d_k: solid with 1/sqrt(d_k), "
-                 "dashed without")
+    fig.legend(handles=axes[0].lines, loc="lower center", ncols=len(widths), fontsize=SMALL,
+               frameon=False)  # under the panels: one legend for all three
+    figures.suptitle(fig, title)
     return fig
 
 
 class LiveTraining(LiveFigure):
     """A slider over training steps: the attention map of one sequence then, and the loss curve."""
 
-    figsize = (10.5, 4.2)
+    layout = None  # fixed_subplots in setup()
 
     def __init__(self, maps: dict, log, labels, L: int):
         self.maps = {int(k): np.asarray(v, dtype=float) for k, v in maps.items()}  # step -> (n, n)
@@ -162,7 +173,9 @@ class LiveTraining(LiveFigure):
         super().__init__()
 
     def setup(self) -> None:
-        ax_map, ax_loss = self.fig.subplots(1, 2, width_ratios=(1, 1.15))
+        _fig, (ax_map, ax_loss) = fixed_subplots(1, 2, widths=(3.6, 4.3), heights=3.6, left=1.3,
+                                                 right=0.15, bottom=0.85, top=0.45, wgap=1.05,
+                                                 fig=self.fig)
         self.im = _map_axes(ax_map, self.labels, self.L)
         self.outlines = _outline_cells(ax_map, reversal_cells(self.L))  # drawn over the image
         steps = np.arange(len(self.log))
@@ -173,8 +186,8 @@ class LiveTraining(LiveFigure):
         ax_loss.grid(alpha=0.3)
         self.marker, = ax_loss.plot([0], [self.log[0, 0]], "o", color="tab:red", zorder=5)
         self.vline = ax_loss.axvline(0, color="tab:red", lw=1, zorder=4)
-        self.title_map = ax_map.set_title("step 000, 0 of 6 rows on the red key", fontsize=10)
-        self.title_loss = ax_loss.set_title("loss 0.000, accuracy 0.00", fontsize=10)
+        self.title_map = ax_map.set_title("step 000, 0 of 6 rows on the red key", fontsize=SMALL)
+        self.title_loss = ax_loss.set_title("loss 0.000, accuracy 0.00", fontsize=SMALL)
         self.blit([self.im, *self.outlines, self.marker, self.vline, self.title_map,
                    self.title_loss])
 

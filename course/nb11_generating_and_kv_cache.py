@@ -24,6 +24,8 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course import figures
+from course.figures import SMALL, fixed_subplots
 from course.live import LiveFigure
 
 HEAD_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
@@ -37,14 +39,16 @@ def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = No
     counts / times : {"recompute": array over T, "cached": array over T}.
     """
     panels = 1 if times is None else 2
-    fig, axes = plt.subplots(1, panels, figsize=(5.6 * panels, 3.9), layout="constrained",
-                             squeeze=False)
+    title = "Generating T tokens one at a time: recomputing every prefix vs a key/value cache"
+    fig, axes = fixed_subplots(1, panels, widths=4.4, heights=2.8, left=1.0, right=0.15,
+                               bottom=0.7, top=0.9, wgap=1.1, squeeze=False,
+                               min_width=figures.text_width(title) + 0.3)
     styles = {"recompute": ("tab:red", "o-", "recompute the prefix"),
               "cached": ("tab:blue", "s-", "KV cache")}
-    series = [(axes[0, 0], T_counted, counts, "multiply-adds for the whole sequence",
+    series = [(axes[0, 0], T_counted, counts, "multiply-adds, whole sequence",
                "exact count (数え上げ)")]
     if times is not None:
-        series.append((axes[0, 1], T_measured, times, "CPU seconds for the whole sequence",
+        series.append((axes[0, 1], T_measured, times, "CPU seconds, whole sequence",
                        "measured on this machine (計測)"))
     for ax, Ts, values, ylabel, title in series:
         for name, (color, style, label) in styles.items():
@@ -55,8 +59,8 @@ def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = No
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=9)
-    fig.suptitle("Generating T tokens one at a time: recomputing every prefix vs a key/value cache")
+        ax.legend(fontsize=SMALL, loc="upper left")  # the curves rise to the upper right
+    figures.suptitle(fig, title)
     return fig
 
 
@@ -73,7 +77,11 @@ def plot_generation_attention(step_weights, labels, prompt_len: int):
     """One panel per head: the attention of each generated position over the cache it had."""
     h = np.shape(step_weights[0])[0]
     n = len(labels)
-    fig, axes = plt.subplots(1, h, figsize=(5.0 * h, 3.6), layout="constrained", squeeze=False)
+    title = ("Each generation step: one new query over the keys in the cache (grey: not yet "
+             "cached)")
+    fig, axes = fixed_subplots(1, h, widths=4.0, heights=2.3, left=1.55, right=1.3, bottom=0.85,
+                               top=0.85, wgap=0.35, sharey=True, squeeze=False,
+                               min_width=figures.text_width(title) + 0.3)
     cmap = plt.get_cmap("Blues").with_extremes(bad="0.85")  # not in the cache yet: grey
     for r, ax in enumerate(axes[0]):
         im = ax.imshow(np.ma.masked_invalid(_generation_matrix(step_weights, n, r)), cmap=cmap,
@@ -82,17 +90,18 @@ def plot_generation_attention(step_weights, labels, prompt_len: int):
         ax.set_yticks(range(len(step_weights)),
                       [f"pos {prompt_len - 1 + k}" for k in range(len(step_weights))])
         ax.set_xlabel("cached key position j (its token)")
-        ax.set_ylabel("new query, step by step")
         ax.set_title(f"head {r}")
-    fig.colorbar(im, ax=axes[0], shrink=0.8, label="attention weight (注意重み)")
-    fig.suptitle("Each generation step: one new query over the keys in the cache (grey: not yet cached)")
+        ax.label_outer()
+    axes[0, 0].set_ylabel("new query, step by step")
+    figures.colorbar(fig, im, axes[0], shrink=0.8, label="attention weight (注意重み)")
+    figures.suptitle(fig, title)
     return fig
 
 
 class LiveKVCache(LiveFigure):
     """A slider over generation steps: the new query's weights over the cache, and the work so far."""
 
-    figsize = (10.5, 3.9)
+    layout = None  # fixed_subplots in setup()
 
     def __init__(self, step_weights, labels, prompt_len: int, step_costs: dict):
         self.w = [np.asarray(w, dtype=float) for w in step_weights]  # each (h, t + 1)
@@ -102,7 +111,9 @@ class LiveKVCache(LiveFigure):
 
     def setup(self) -> None:
         n, h = len(self.labels), self.w[0].shape[0]
-        ax_w, ax_c = self.fig.subplots(1, 2, width_ratios=(1.4, 1))
+        _fig, (ax_w, ax_c) = fixed_subplots(1, 2, widths=(5.0, 3.6), heights=2.8, left=0.9,
+                                            right=0.15, bottom=0.85, top=0.45, wgap=1.15,
+                                            fig=self.fig)
         width = 0.8 / h
         self.bars = [ax_w.bar(np.arange(n) + (r - (h - 1) / 2) * width, np.zeros(n), width=width,
                               color=HEAD_COLORS[r % len(HEAD_COLORS)], label=f"head {r}", zorder=3)
@@ -113,7 +124,7 @@ class LiveKVCache(LiveFigure):
         ax_w.set_xticks(range(n), self.labels)
         ax_w.set_xlabel("cached key position j (its token)")
         ax_w.set_ylabel("weight of the new query")
-        ax_w.legend(fontsize=9, loc="upper left")
+        ax_w.legend(fontsize=SMALL, loc="upper left")
         steps = np.arange(1, len(self.w) + 1)
         for name, color, label in (("recompute", "tab:red", "recompute the prefix"),
                                    ("cached", "tab:blue", "KV cache")):
@@ -123,10 +134,11 @@ class LiveKVCache(LiveFigure):
         ax_c.set_yscale("log")
         ax_c.set_xlabel("generated tokens so far")
         ax_c.set_ylabel("multiply-adds so far")
-        ax_c.legend(fontsize=9)
+        ax_c.legend(fontsize=SMALL, loc="upper left")
         ax_c.grid(alpha=0.3)
         self.ax_w = ax_w
-        self.title = ax_w.set_title("step 0: query at position 00 reads 00 cached keys", fontsize=10)
+        self.title = ax_w.set_title("step 0: query at position 00 reads 00 cached keys",
+                                    fontsize=SMALL)
         self.blit([*(b for c in self.bars for b in c), self.future, self.marker, self.marker2,
                    self.title])
 

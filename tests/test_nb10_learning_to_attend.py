@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb10_learning_to_attend as nb10
 from course.live import interactive
 
@@ -65,6 +65,7 @@ def test_plot_training_curves(fake_training):
     assert np.allclose(ax_loss.lines[0].get_ydata(), log[:, 0])
     assert np.allclose(ax_acc.lines[0].get_ydata(), log[:, 1])
     assert ax_loss.get_yscale() == "log" and fig.get_suptitle()
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
 
 def test_plot_attention_map_outlines_the_needed_keys():
@@ -74,6 +75,7 @@ def test_plot_attention_map_outlines_the_needed_keys():
     outlined = sorted((int(p.get_y() + 0.5), int(p.get_x() + 0.5)) for p in ax.patches)
     assert outlined == sorted(nb10.reversal_cells(L))
     assert [t.get_text() for t in ax.get_xticklabels()] == LABELS
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
 
 def test_plot_snapshots_titles_count_the_rows(fake_training):
@@ -82,6 +84,7 @@ def test_plot_snapshots_titles_count_the_rows(fake_training):
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[3].startswith("step 150: loss") and "6 of 6 rows" in titles[3]
     assert np.allclose(fig.axes[1].images[0].get_array(), maps[20])
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
 
 def test_plot_width_experiment_has_every_run():
@@ -93,8 +96,9 @@ def test_plot_width_experiment_has_every_run():
     assert [len(ax.lines) for ax in fig.axes] == [6, 6, 6]
     assert len(fig.axes[1].lines[0].get_ydata()) == 101 - 4  # the 5-step mean
     assert fig.axes[0].lines[1].get_linestyle() == "--"  # without the factor: dashed
-    labels = [h.get_label() for h in fig.axes[0].get_legend().legend_handles]
-    assert "d_k = 512, no 1/sqrt(d_k)" in labels
+    labels = [h.get_label() for h in fig.legends[0].legend_handles]  # one legend, under the panels
+    assert "d_k = 512, no 1/sqrt(d_k)" in labels and len(labels) == 6
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
 
 # --- live figure -------------------------------------------------------------------------
@@ -110,6 +114,7 @@ def test_live_training_update_text_and_artists(fake_training):
     assert np.allclose(live.im.get_array(), maps[40])
     assert live.marker.get_xdata()[0] == 40 and np.isclose(live.marker.get_ydata()[0], log[40, 0])
     assert "step 40, 6 of 6 rows" in live.title_map.get_text()
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     assert "1 of 6" in live.update(step=0)  # uniform rows: argmax is key 0, right for row 11
     with pytest.raises(ValueError, match="one of the snapshots"):
         live.update(step=41)

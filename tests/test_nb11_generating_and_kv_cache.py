@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks
+from course import checks, figures
 from course import nb11_generating_and_kv_cache as nb11
 from course.live import interactive
 
@@ -40,7 +40,9 @@ def test_plot_costs_draws_both_loops_on_log_axes():
     for ax in fig.axes:
         assert ax.get_yscale() == "log" and len(ax.lines) == 2
     assert np.array_equal(fig.axes[0].lines[0].get_ydata(), Ts ** 3)
-    assert len(nb11.plot_costs(Ts, counts).axes) == 1  # counts only
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
+    one = nb11.plot_costs(Ts, counts)
+    assert len(one.axes) == 1 and not figures.layout_problems(one)  # counts only
 
 
 def test_plot_generation_attention_greys_what_is_not_cached(steps_and_costs):
@@ -50,6 +52,7 @@ def test_plot_generation_attention_greys_what_is_not_cached(steps_and_costs):
     assert M.shape == (6, 12)
     assert np.ma.getmaskarray(M)[0, PROMPT_LEN:].all() and not np.ma.getmaskarray(M)[5].any()
     assert np.allclose(M[2, :PROMPT_LEN + 2], weights[2][1])
+    assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
 
 # --- live figure -------------------------------------------------------------------------
@@ -67,6 +70,7 @@ def test_live_kv_cache_update_text_and_artists(steps_and_costs):
     assert live.future.get_x() == pytest.approx(9.5) and live.future.get_width() == pytest.approx(2)
     assert live.marker.get_ydata()[0] == sum(costs["recompute"][:4])
     assert live.marker2.get_ydata()[0] == sum(costs["cached"][:4])
+    assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     with pytest.raises(ValueError, match="step must be in 0..5"):
         live.update(step=6)
 
