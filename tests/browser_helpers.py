@@ -627,9 +627,7 @@ class NotebookRun:
                      .every(p => p.textContent.trim() === '[ ]:')""", timeout=WIDGETS_MS)
         t = time.perf_counter()
         self.menu("Run", "runmenu:run-all")
-        state = self.page.wait_for_function(
-            RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
-            timeout=RUN_ALL_MS).json_value()
+        state = self.wait_run_state()
         # JupyterLab stops Run All at the first error, even in a cell tagged raises-exception:
         # go on from the first cell that did not run (Run > Run Selected Cell and All Below), as
         # a learner does, so that the cells after an expected error are checked too.
@@ -642,15 +640,32 @@ class NotebookRun:
             try:
                 self.page.locator(prompts).nth(first).click(timeout=10_000)
                 self.menu("Run", "notebook:run-all-below")
-                state = self.page.wait_for_function(
-                    RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
-                    timeout=RUN_ALL_MS).json_value()
+                state = self.wait_run_state()
             except Exception:  # noqa: BLE001 - an older JupyterLab (the lowest versions): stop here
                 self.continued = False
                 break
         self.timings["run_all_s"] = time.perf_counter() - t
         self.run_state = state
         assert state in {"done", "stopped"}, f"{self.name}: Run All did not finish: {state}"
+
+    def wait_run_state(self) -> str:
+        """Wait until Run All is done or stopped at an error; if it is neither within RUN_ALL_MS,
+        say what the page shows (kernel status, every prompt) and keep a screenshot."""
+        try:
+            return self.page.wait_for_function(
+                RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
+                timeout=RUN_ALL_MS).json_value()
+        except Exception as exc:  # noqa: BLE001 - a timeout: report the page's state instead
+            if "Timeout" not in type(exc).__name__:
+                raise
+            prompts = self.page.evaluate(
+                """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
+                         .map(p => p.textContent.trim())""")
+            self.page.screenshot(path=str(self.artifacts / f"{self.stem}-run-all-stuck.png"),
+                                 full_page=True)
+            return (f"neither done nor stopped after {RUN_ALL_MS / 1000:.0f} s: kernel status "
+                    f"{self.kernel_status()!r}, prompts {prompts}, screenshot "
+                    f"{self.stem}-run-all-stuck.png")
 
     def wait_widgets(self) -> None:
         t = time.perf_counter()
