@@ -87,7 +87,7 @@ def plot_training_curves(log):
     ax_acc.set_ylim(0, 1.05)
     ax_acc.set_ylabel("accuracy of the next digit")
     ax_acc.set_title("accuracy on each new batch")
-    for ax, corner in ((ax_loss, "upper right"), (ax_acc, "center right")):
+    for ax, corner in ((ax_loss, "lower left"), (ax_acc, "center right")):
         ax.set_xlabel("training step")
         ax.legend(fontsize=SMALL, loc=corner)  # where the curves are not, once trained
         ax.grid(alpha=0.3)
@@ -113,7 +113,7 @@ def plot_snapshots(maps: dict, log, labels, L: int, steps=(0, 20, 40, 150)):
     title = ("The reversal pattern forming during training (red: the key each output position "
              "needs)")
     fig, axes = fixed_subplots(1, len(steps), widths=2.3, heights=2.3, left=1.25, right=0.15,
-                               bottom=0.85, top=1.15, wgap=0.25, sharey=True,
+                               bottom=0.85, top=0.95, wgap=0.25, sharey=True,
                                min_width=figures.text_width(title) + 0.3)
     for ax, step in zip(axes, steps, strict=True):
         im = _map_axes(ax, labels, L)
@@ -135,7 +135,7 @@ def plot_width_experiment(results: dict, widths):
     results : {(d_k, scaled): log} with the columns LOG_COLUMNS; solid = scaled, dashed = not.
     """
     title = "Same model, data and Adam at several widths d_k: solid with 1/sqrt(d_k), dashed without"
-    fig, axes = fixed_subplots(1, 3, widths=2.85, heights=2.5, left=0.95, right=0.15, bottom=1.45,
+    fig, axes = fixed_subplots(1, 3, widths=2.85, heights=2.5, left=0.95, right=0.15, bottom=1.3,
                                top=1.05, wgap=0.85, min_width=figures.text_width(title) + 0.3)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(widths)))
     titles = ("loss [nats]", "$\\|\\partial L / \\partial S\\|_F$ at the softmax\ninput (mean of 5 steps)",
@@ -151,8 +151,8 @@ def plot_width_experiment(results: dict, widths):
     axes[0].set_yscale("log")
     axes[1].set_yscale("log")
     axes[1].set_ylim(1e-7, 1)
-    for ax, title in zip(axes, titles, strict=True):
-        ax.set_title(title)
+    for ax, panel_title in zip(axes, titles, strict=True):
+        ax.set_title(panel_title)
         ax.set_xlabel("training step")
         ax.grid(alpha=0.3)
     fig.legend(handles=axes[0].lines, loc="lower center", ncols=len(widths), fontsize=SMALL,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 import attention_core as ac
 from course.checks import (
@@ -50,14 +51,15 @@ def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = No
     if times is not None:
         series.append((axes[0, 1], T_measured, times, "CPU seconds, whole sequence",
                        "measured on this machine (計測)"))
-    for ax, Ts, values, ylabel, title in series:
+    for ax, Ts, values, ylabel, panel_title in series:
         for name, (color, style, label) in styles.items():
             ax.plot(Ts, values[name], style, color=color, label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("tokens generated, T")
         ax.set_ylabel(ylabel)
-        ax.set_title(title)
+        ax.set_title(panel_title)
+        ax.yaxis.set_minor_formatter(NullFormatter())  # decades only: no 4 x 10^-2 between them
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=SMALL, loc="upper left")  # the curves rise to the upper right
     figures.suptitle(fig, title)
@@ -79,7 +81,7 @@ def plot_generation_attention(step_weights, labels, prompt_len: int):
     n = len(labels)
     title = ("Each generation step: one new query over the keys in the cache (grey: not yet "
              "cached)")
-    fig, axes = fixed_subplots(1, h, widths=4.0, heights=2.3, left=1.55, right=1.3, bottom=0.85,
+    fig, axes = fixed_subplots(1, h, widths=4.0, heights=2.0, left=1.55, right=1.3, bottom=0.85,
                                top=0.85, wgap=0.35, sharey=True, squeeze=False,
                                min_width=figures.text_width(title) + 0.3)
     cmap = plt.get_cmap("Blues").with_extremes(bad="0.85")  # not in the cache yet: grey
@@ -93,7 +95,7 @@ def plot_generation_attention(step_weights, labels, prompt_len: int):
         ax.set_title(f"head {r}")
         ax.label_outer()
     axes[0, 0].set_ylabel("new query, step by step")
-    figures.colorbar(fig, im, axes[0], shrink=0.8, label="attention weight (注意重み)")
+    figures.colorbar(fig, im, axes[0], label="weight (注意重み)")
     figures.suptitle(fig, title)
     return fig
 

@@ -98,6 +98,7 @@ def test_plot_width_experiment_has_every_run():
     assert fig.axes[0].lines[1].get_linestyle() == "--"  # without the factor: dashed
     labels = [h.get_label() for h in fig.legends[0].legend_handles]  # one legend, under the panels
     assert "d_k = 512, no 1/sqrt(d_k)" in labels and len(labels) == 6
+    assert fig.get_suptitle().startswith("Same model, data and Adam")  # not a panel's title
     assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
 

@@ -40,6 +40,7 @@ def test_plot_costs_draws_both_loops_on_log_axes():
     for ax in fig.axes:
         assert ax.get_yscale() == "log" and len(ax.lines) == 2
     assert np.array_equal(fig.axes[0].lines[0].get_ydata(), Ts ** 3)
+    assert fig.get_suptitle().startswith("Generating T tokens")  # not a panel's title
     assert not figures.layout_problems(fig), figures.layout_problems(fig)
     one = nb11.plot_costs(Ts, counts)
     assert len(one.axes) == 1 and not figures.layout_problems(one)  # counts only
