@@ -21,6 +21,11 @@ one of ``QUESTIONS`` (course/questions.py): a hint and a worked solution, which
 a learner asks for, after trying, with ``hint("04.causal_mask")`` and
 ``solution("04.causal_mask")`` (each companion offers both: ``nb04.hint``). The instructor
 key (scripts/classroom.py) is built from the same solutions.
+
+Every text a learner sees comes out in the learner's language (course/i18n.py): the messages here
+are translated with _() when a check runs, and the registry texts, marked with N_(), where they
+are shown (named, hint, solution). The {placeholders} are filled after the translation, so that a
+translation can put them in its own word order.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 import attention_core as ac
+from course.i18n import _, language
 from course.mistakes import MISTAKES, Mistake  # noqa: F401  (the registry, re-exported)
 from course.questions import QUESTIONS, Question  # noqa: F401  (likewise)
 
@@ -69,8 +75,8 @@ def is_unanswered(answer) -> bool:
 
 
 def unanswered(what: str) -> Verdict:
-    return Verdict(UNANSWERED, f"Not answered yet: replace `...` with your {what} and run "
-                               "the cell again.")
+    return Verdict(UNANSWERED, _("Not answered yet: replace `...` with your {what} and run "
+                                 "the cell again.").format(what=what))
 
 
 def as_float(answer):
@@ -93,10 +99,11 @@ def count_in_quotes(answer: str) -> Verdict:
     try:
         number = int(answer.replace(",", "").replace("_", "").strip())
     except ValueError:
-        return Verdict(WRONG, f"Your answer {answer!r} is a string (text in quotes); give the "
-                              "count as a number, without quotes.")
-    return Verdict(WRONG, f"Your answer {answer!r} is a string (text in quotes), not a number; "
-                          f"write it without quotes: answer = {number}.")
+        return Verdict(WRONG, _("Your answer {answer!r} is a string (text in quotes); give the "
+                                "count as a number, without quotes.").format(answer=answer))
+    return Verdict(WRONG, _("Your answer {answer!r} is a string (text in quotes), not a number; "
+                            "write it without quotes: answer = {number}.").format(answer=answer,
+                                                                                  number=number))
 
 
 def _fmt_tol(atol: float) -> str:
@@ -129,35 +136,41 @@ def check_value(answer, expected, what: str, mistakes: Mapping | None = None,
 
     mistakes: {key: value}, each key one of MISTAKES, each value what that mistake gives here;
     context fills the {placeholders} of their texts. A mistake whose value is within atol of
-    expected is never named: it is not a mistake here.
+    expected is never named: it is not a mistake here. what and hint are shown as they are given:
+    in the learner's language, _("...") when the check is called.
     """
     if is_unanswered(answer):
         return unanswered(what)
     a, e = as_float(answer), np.asarray(expected, dtype=float)
     if a is None:
-        return Verdict(WRONG, f"Your {what} is a {type(answer).__name__}, not numbers; "
-                              f"expected an array of shape {e.shape}.")
+        return Verdict(WRONG, _("Your {what} is a {type}, not numbers; expected an array of "
+                                "shape {shape}.").format(what=what, type=type(answer).__name__,
+                                                         shape=e.shape))
     if _close(a, e, atol):
         return _correct(what, e, atol)
     for key, value in (mistakes or {}).items():
         v = np.asarray(value, dtype=float)
         if _close(a, v, atol) and not _close(v, e, atol):
             label, why = named(key, **(context or {}))
-            return Verdict(MISTAKE, f"Not quite: this is the classic mistake \"{label}\". "
-                                    f"{sentence(why)}", key)
+            return Verdict(MISTAKE, _('Not quite: this is the classic mistake "{label}". {why}')
+                           .format(label=label, why=sentence(why)), key)
     if a.shape != e.shape:
-        return Verdict(WRONG, f"Wrong shape: your {what} has shape {a.shape}, expected "
-                              f"{e.shape}. {hint}".rstrip())
+        return Verdict(WRONG, _("Wrong shape: your {what} has shape {got}, expected {expected}. "
+                                "{hint}").format(what=what, got=a.shape, expected=e.shape,
+                                                 hint=hint).rstrip())
     return _wrong(a, e, what, atol, hint)
 
 
 def _correct(what: str, e: np.ndarray, atol: float) -> Verdict:
     """A number is quoted back; for an array, its shape."""
+    within = _fmt_tol(atol)
     if e.ndim == 0:
         value = f"{float(e):.6g}" if abs(e) < 1e6 else f"{float(e):.10g}"
-        return Verdict(CORRECT, f"Correct: the {what} is {value} (within {_fmt_tol(atol)}).")
-    return Verdict(CORRECT, f"Correct: your answer for the {what} matches attention_core "
-                            f"(shape {e.shape}, within {_fmt_tol(atol)}).")
+        message = _("Correct: the {what} is {value} (within {atol}).")
+        return Verdict(CORRECT, message.format(what=what, value=value, atol=within))
+    message = _("Correct: your answer for the {what} matches attention_core (shape {shape}, "
+                "within {atol}).")
+    return Verdict(CORRECT, message.format(what=what, shape=e.shape, atol=within))
 
 
 def _wrong(a: np.ndarray, e: np.ndarray, what: str, atol: float, hint: str) -> Verdict:
@@ -167,13 +180,16 @@ def _wrong(a: np.ndarray, e: np.ndarray, what: str, atol: float, hint: str) -> V
     diff = np.where(np.isnan(diff), np.inf, diff)
     idx = tuple(int(i) for i in np.unravel_index(np.argmax(diff), diff.shape))
     expected, got = _fmt_pair(float(e[idx]), float(a[idx]))
-    tolerance = f"answers within {_fmt_tol(atol)} count as correct"
+    tolerance = _("answers within {atol} count as correct").format(atol=_fmt_tol(atol))
     if e.ndim == 0:
-        return Verdict(WRONG, f"Not quite: your answer for the {what} is {got}, expected {expected} "
-                              f"({tolerance}). {hint}".rstrip())
-    return Verdict(WRONG, f"Not quite: your answer for the {what} differs from attention_core by up to "
-                          f"{float(diff[idx]):.3g} at index {idx} (expected {expected}, got {got}; "
-                          f"{tolerance}). {hint}".rstrip())
+        message = _("Not quite: your answer for the {what} is {got}, expected {expected} "
+                    "({tolerance}). {hint}")
+    else:
+        message = _("Not quite: your answer for the {what} differs from attention_core by up to "
+                    "{diff} at index {index} (expected {expected}, got {got}; {tolerance}). {hint}")
+    return Verdict(WRONG, message.format(what=what, got=got, expected=expected, index=idx,
+                                         diff=f"{float(diff[idx]):.3g}", tolerance=tolerance,
+                                         hint=hint).rstrip())
 
 
 def weight_mistakes(Q, K, mask=None) -> dict:
@@ -204,12 +220,12 @@ def weight_mistakes(Q, K, mask=None) -> dict:
 def check_weights(answer, Q, K, mask=None) -> Verdict:
     """Check attention weights A = softmax(Q K^T / sqrt(d_k) + M) (rows over keys)."""
     right = ac.attention_weights(Q, K, mask)
-    return check_value(answer, right, "attention weights A", weight_mistakes(Q, K, mask))
+    return check_value(answer, right, _("attention weights A"), weight_mistakes(Q, K, mask))
 
 
 def check_attention(answer, Q, K, V, mask=None) -> Verdict:
     """Check the attention output softmax(Q K^T / sqrt(d_k) + M) V, diagnosing the classic mistakes."""
-    output, _ = ac.scaled_dot_product_attention(Q, K, V, mask)
+    output = ac.scaled_dot_product_attention(Q, K, V, mask)[0]
     V = np.asarray(V, dtype=float)
     mistakes = {k: w @ V for k, w in weight_mistakes(Q, K, mask).items()
                 if w.shape[-1] == V.shape[-2]}
@@ -220,13 +236,14 @@ def check_attention(answer, Q, K, V, mask=None) -> Verdict:
                               / np.sqrt(d_k), axis=-1)
         allowed = np.isfinite(np.broadcast_to(np.asarray(mask, float), unmasked.shape))
         mistakes = {"mask_on_values": (unmasked * allowed) @ V, **mistakes}
-    return check_value(answer, output, "attention output", mistakes)
+    return check_value(answer, output, _("attention output"), mistakes)
 
 
 def named(key: str, **context) -> tuple[str, str]:
-    """(label, why) of the registered mistake `key`, its {placeholders} filled from context."""
+    """(label, why) of the registered mistake `key` in the learner's language, its {placeholders}
+    filled from context after the translation."""
     m = MISTAKES[key]
-    return m.label.format(**context), m.why.format(**context)
+    return _(m.label).format(**context), _(m.why).format(**context)
 
 
 # --- hints and worked solutions: one registry entry per self-check question ----------------------
@@ -243,13 +260,22 @@ def _question(key: str) -> Question | None:
     if key in QUESTIONS:
         return QUESTIONS[key]
     same = sorted(k for k in QUESTIONS if k[:2] == str(key)[:2])
-    print(f"There is no self-check question {key!r}." + (
-        f" The questions of notebook {key[:2]} are: {', '.join(same)}." if same else
-        " Keys look like \"04.causal_mask\": the notebook's number, a dot and a name."))
+    if same:
+        print(_("There is no self-check question {key!r}. The questions of notebook {nn} are: "
+                "{keys}.").format(key=key, nn=key[:2], keys=", ".join(same)))
+    else:
+        print(_('There is no self-check question {key!r}. Keys look like "04.causal_mask": the '
+                "notebook's number, a dot and a name.").format(key=key))
     return None
 
 
+UNSPACED = ("ja",)  # languages written without spaces between words
+
+
 def _paragraph(text: str) -> str:
+    """text wrapped at 96 characters; a language without spaces is left to the notebook to wrap."""
+    if language() in UNSPACED:
+        return text
     return textwrap.fill(text, width=96, break_on_hyphens=False, break_long_words=False)
 
 
@@ -258,10 +284,10 @@ def hint(key: str) -> None:
     q = _question(key)
     if q is None:
         return
-    print(_paragraph(f"Hint ({key}): {q.hint}"))
+    print(_paragraph(_("Hint ({key}): {hint}").format(key=key, hint=_(q.hint))))
     print()
-    print(_paragraph(f'Try again with this in mind. Still stuck? {_caller(key)}.solution("{key}") '
-                     "shows a worked solution."))
+    print(_paragraph(_('Try again with this in mind. Still stuck? {caller}.solution("{key}") '
+                       "shows a worked solution.").format(caller=_caller(key), key=key)))
 
 
 def answer_lines(code: str) -> str:
@@ -278,10 +304,11 @@ def solution(key: str) -> None:
     q = _question(key)
     if q is None:
         return
-    print(f"Worked solution ({key}): the code to write in the check cell\n")
-    print(textwrap.indent(answer_lines(q.solution), "    "))
+    print(_("Worked solution ({key}): the code to write in the check cell").format(key=key))
     print()
-    print(_paragraph(q.why))
+    print(textwrap.indent(answer_lines(q.solution), "    "))  # code: the same in every language
     print()
-    print(_paragraph("Type it in place of `answer = ...` (typing it yourself helps more than "
-                     "pasting) and run the cell again: the check says Correct."))
+    print(_paragraph(_(q.why)))
+    print()
+    print(_paragraph(_("Type it in place of `answer = ...` (typing it yourself helps more than "
+                       "pasting) and run the cell again: the check says Correct.")))

@@ -1,7 +1,9 @@
 """The help of every self-check question: a hint, a worked solution and its explanation (data only).
 
 Shown on request by checks.hint() / checks.solution(); the instructor key fills the solutions in.
-Read-only.
+Read-only. Hints and explanations are marked with N_() (built at import time) and translated by
+checks.hint() / checks.solution() when shown (course/i18n.py); a solution is code, the same in
+every language.
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
+
+from course.i18n import N_
+
 
 class Question(NamedTuple):
     """The help of one self-check question, shown only when the learner asks for it."""
@@ -28,311 +33,323 @@ class Question(NamedTuple):
 QUESTIONS: Mapping[str, Question] = MappingProxyType({
     # --- 00 Start here ---
     "00.weights": Question(
-        "Three steps: the scores Q K^T, one per (query, key) pair, so of shape (n, m) = (3, 5); "
-        "divide them by sqrt(d_k); then the softmax along each row, over the keys. Which axis of "
-        "a (3, 5) array runs over the keys?",
+        N_("Three steps: the scores Q K^T, one per (query, key) pair, so of shape (n, m) = (3, 5); "
+           "divide them by sqrt(d_k); then the softmax along each row, over the keys. Which axis "
+           "of a (3, 5) array runs over the keys?"),
         "ac.softmax(Q @ K.T / np.sqrt(d_k), axis=-1)",
-        "Q @ K.T pairs every query (a row of Q) with every key (a row of K): (3, 4) @ (4, 5) -> "
-        "(3, 5). Dividing by sqrt(d_k) = 2 keeps the scores' spread the same for every width "
-        "(notebook 03). axis=-1, the last axis, runs over the keys, so each query's row of weights "
-        "sums to 1; axis=0 would normalise over the queries, a mistake the check names."),
+        N_("Q @ K.T pairs every query (a row of Q) with every key (a row of K): (3, 4) @ (4, 5) -> "
+           "(3, 5). Dividing by sqrt(d_k) = 2 keeps the scores' spread the same for every width "
+           "(notebook 03). axis=-1, the last axis, runs over the keys, so each query's row of "
+           "weights sums to 1; axis=0 would normalise over the queries, a mistake the check "
+           "names.")),
     # --- 01 Q, K, V projections ---
     "01.qkv_shapes": Question(
-        "Each token is one row, so Q, K and V all have n rows. Their widths come from the "
-        "matrices they are multiplied by: W_Q and W_K are (d_model, d_k), W_V is (d_model, d_v).",
+        N_("Each token is one row, so Q, K and V all have n rows. Their widths come from the "
+           "matrices they are multiplied by: W_Q and W_K are (d_model, d_k), W_V is "
+           "(d_model, d_v)."),
         "((5, 4), (5, 4), (5, 3))",
-        "Q = X W_Q: (n, d_model) @ (d_model, d_k) -> (n, d_k) = (5, 4), and K the same; V = X W_V: "
-        "(n, d_model) @ (d_model, d_v) -> (n, d_v) = (5, 3). d_model = 8 disappears in the "
-        "product: it is the width the matrices read, not the width they write."),
+        N_("Q = X W_Q: (n, d_model) @ (d_model, d_k) -> (n, d_k) = (5, 4), and K the same; V = X "
+           "W_V: (n, d_model) @ (d_model, d_v) -> (n, d_v) = (5, 3). d_model = 8 disappears in the "
+           "product: it is the width the matrices read, not the width they write.")),
     "01.symmetric_scores": Question(
-        "Transpose S = Q Q^T with the rule (AB)^T = B^T A^T. Does the result depend on what X "
-        "(and hence Q) is?",
+        N_("Transpose S = Q Q^T with the rule (AB)^T = B^T A^T. Does the result depend on what X "
+           "(and hence Q) is?"),
         "True",
-        "S^T = (Q Q^T)^T = (Q^T)^T Q^T = Q Q^T = S for every Q, hence for every X: token i scores "
-        "token j exactly as j scores i. With separate W_Q and W_K the scores are "
-        "S = X W_Q W_K^T X^T, symmetric for every X only if W_Q W_K^T is."),
+        N_("S^T = (Q Q^T)^T = (Q^T)^T Q^T = Q Q^T = S for every Q, hence for every X: token i "
+           "scores token j exactly as j scores i. With separate W_Q and W_K the scores are S = X "
+           "W_Q W_K^T X^T, symmetric for every X only if W_Q W_K^T is.")),
     "01.library_weights": Question(
-        "The scores are dot products of q = (1, 0, 0, 1) with the rows of K_books: small whole "
-        "numbers. Then the scale sqrt(d_k) with d_k = 4, then the softmax over the five books. "
-        "Equal scores get equal weights, and no weight is 0.",
+        N_("The scores are dot products of q = (1, 0, 0, 1) with the rows of K_books: small whole "
+           "numbers. Then the scale sqrt(d_k) with d_k = 4, then the softmax over the five books. "
+           "Equal scores get equal weights, and no weight is 0."),
         'ac.softmax(queries["cost of a cat"] @ K_books.T / np.sqrt(4))',
-        "The scores q K^T are 2, 0, 2, 0, 2 (Cat care, Cat myths and Pet budget each share one "
-        "subject with the query), scaled by 1/sqrt(4): 1, 0, 1, 0, 1. The softmax gives "
-        "e / (3e + 2) = 0.2677 to each of the three tied books and 1 / (3e + 2) = 0.0985 to Dog "
-        "training and Astronomy: a blend of all five, with no single winner."),
+        N_("The scores q K^T are 2, 0, 2, 0, 2 (Cat care, Cat myths and Pet budget each share one "
+           "subject with the query), scaled by 1/sqrt(4): 1, 0, 1, 0, 1. The softmax gives "
+           "e / (3e + 2) = 0.2677 to each of the three tied books and 1 / (3e + 2) = 0.0985 to Dog "
+           "training and Astronomy: a blend of all five, with no single winner.")),
     "01.raw_scores": Question(
-        "Row i of S says how much query i matches every key: each entry pairs a ROW of Q with a "
-        "row of K. Which two of Q, K, V are compared, and which one is only mixed afterwards?",
+        N_("Row i of S says how much query i matches every key: each entry pairs a ROW of Q with a "
+           "row of K. Which two of Q, K, V are compared, and which one is only mixed afterwards?"),
         "Q @ K.T",
-        "S = Q K^T, shape (n, m) = (3, 3): entry (i, j) is q_i . k_j, query i against key j. "
-        "V is not compared with anything: it is what the weights mix once the scores have gone "
-        "through the scaling and the softmax. V V^T would compare the contents with each other, "
-        "and K Q^T is the transpose, with the keys in the rows."),
+        N_("S = Q K^T, shape (n, m) = (3, 3): entry (i, j) is q_i . k_j, query i against key j. "
+           "V is not compared with anything: it is what the weights mix once the scores have gone "
+           "through the scaling and the softmax. V V^T would compare the contents with each other, "
+           "and K Q^T is the transpose, with the keys in the rows.")),
     # --- 02 The worked 3x2 example ---
     "02.weight_row": Question(
-        "The query of は, q_2 = (0, 1), picks the second coordinate of every key, so the scores "
-        "s_2j are the second column of K. Divide them by sqrt(2), take e^x of each, and divide "
-        "each by the sum of the three.",
+        N_("The query of は, q_2 = (0, 1), picks the second coordinate of every key, so the scores "
+           "s_2j are the second column of K. Divide them by sqrt(2), take e^x of each, and divide "
+           "each by the sum of the three."),
         "[0.5760, 0.1400, 0.2840]",
-        "K has the rows (1, 1), (1, -1), (2, 0), so s_21, s_22, s_23 = 1, -1, 0 and the scaled "
-        "scores are 0.7071, -0.7071, 0. Their exponentials are 2.0281, 0.4931 and 1, with the sum "
-        "3.5212; divided by it: 0.5760, 0.1400, 0.2840, which add up to 1. In closed form "
-        "a_21 = e^(1/sqrt 2) / (e^(1/sqrt 2) + e^(-1/sqrt 2) + 1)."),
+        N_("K has the rows (1, 1), (1, -1), (2, 0), so s_21, s_22, s_23 = 1, -1, 0 and the scaled "
+           "scores are 0.7071, -0.7071, 0. Their exponentials are 2.0281, 0.4931 and 1, with the "
+           "sum 3.5212; divided by it: 0.5760, 0.1400, 0.2840, which add up to 1. In closed form "
+           "a_21 = e^(1/sqrt 2) / (e^(1/sqrt 2) + e^(-1/sqrt 2) + 1).")),
     "02.output_row": Question(
-        "The weights of question 1 say how much of each token to take; what is taken is the "
-        "token's VALUE, a row of V: (2, 0), (0, 3), (2, 3). Add the three values, each multiplied "
-        "by its weight.",
+        N_("The weights of question 1 say how much of each token to take; what is taken is the "
+           "token's VALUE, a row of V: (2, 0), (0, 3), (2, 3). Add the three values, each "
+           "multiplied by its weight."),
         "[1.7200, 1.2720]",
-        "o_2 = 0.5760 (2, 0) + 0.1400 (0, 3) + 0.2840 (2, 3) = (1.1520 + 0 + 0.5680, "
-        "0 + 0.4200 + 0.8520) = (1.7200, 1.2720). With unrounded weights it is (1.7199, 1.2721), "
-        "row 2 of O = A V; the check accepts both (3 decimals)."),
+        N_("o_2 = 0.5760 (2, 0) + 0.1400 (0, 3) + 0.2840 (2, 3) = (1.1520 + 0 + 0.5680, 0 + 0.4200 "
+           "+ 0.8520) = (1.7200, 1.2720). With unrounded weights it is (1.7199, "
+           "1.2721), row 2 of O = A V; the check accepts both (3 decimals).")),
     # --- 03 Scaling and softmax saturation ---
     "03.dot_product_variance": Question(
-        "The score q.k is a sum of d_k terms q_i k_i. What is the variance of one such product of two "
-        "independent numbers with mean 0 and variance 1, and what happens to the variances when "
-        "independent terms are added?",
+        N_("The score q.k is a sum of d_k terms q_i k_i. What is the variance of one such product "
+           "of two independent numbers with mean 0 and variance 1, and what happens to the "
+           "variances when independent terms are added?"),
         "64",
-        "Each term has Var[q_i k_i] = E[q_i^2] E[k_i^2] = 1 * 1 = 1 (mean 0 and independence), "
-        "and the variances of independent terms add up: Var[q.k] = d_k = 64. Its standard "
-        "deviation, sqrt(64) = 8, is the typical size of a raw score."),
+        N_("Each term has Var[q_i k_i] = E[q_i^2] E[k_i^2] = 1 * 1 = 1 (mean 0 and independence), "
+           "and the variances of independent terms add up: Var[q.k] = d_k = 64. Its standard "
+           "deviation, sqrt(64) = 8, is the typical size of a raw score.")),
     "03.scaled_variance": Question(
-        "Dividing a random variable by a constant c divides its variance by c^2. Here the "
-        "variable is q.k, with the variance of question 1, and c = sqrt(d_k).",
+        N_("Dividing a random variable by a constant c divides its variance by c^2. Here the "
+           "variable is q.k, with the variance of question 1, and c = sqrt(d_k)."),
         "1",
-        "Var[q.k / sqrt(d_k)] = Var[q.k] / (sqrt(d_k))^2 = d_k / d_k = 1, for every d_k: that is "
-        "the whole reason for the factor 1/sqrt(d_k)."),
+        N_("Var[q.k / sqrt(d_k)] = Var[q.k] / (sqrt(d_k))^2 = d_k / d_k = 1, for every d_k: that "
+           "is the whole reason for the factor 1/sqrt(d_k).")),
     "03.weights": Question(
-        "The same three steps as always, with the Q, K and d_k this cell defines (d_k = 4, no "
-        "longer 512): scores Q K^T of shape (n, m) = (2, 3), the scale, then the softmax over "
-        "each row. Where does the scale go, before or after the softmax?",
+        N_("The same three steps as always, with the Q, K and d_k this cell defines (d_k = 4, no "
+           "longer 512): scores Q K^T of shape (n, m) = (2, 3), the scale, then the softmax over "
+           "each row. Where does the scale go, before or after the softmax?"),
         "ac.softmax(Q @ K.T / np.sqrt(d_k), axis=-1)",
-        "The cell redefines Q (2, 4), K (3, 4) and d_k = 4, so Q @ K.T is (2, 3), one row per "
-        "query. The scale comes before the softmax (after it the rows no longer sum to 1), it is "
-        "sqrt(d_k) = 2 and not d_k = 4, and axis=-1 normalises each query's row over the keys."),
+        N_("The cell redefines Q (2, 4), K (3, 4) and d_k = 4, so Q @ K.T is (2, 3), one row per "
+           "query. The scale comes before the softmax (after it the rows no longer sum to 1), it "
+           "is sqrt(d_k) = 2 and not d_k = 4, and axis=-1 normalises each query's row over the "
+           "keys.")),
     "03.why_scale": Question(
-        "Which of the three does the scale change: the length of q and k, the spread of the "
-        "scores, or the row sums of the weights? And which of them does the softmax already take "
-        "care of on its own?",
+        N_("Which of the three does the scale change: the length of q and k, the spread of the "
+           "scores, or the row sums of the weights? And which of them does the softmax already "
+           "take care of on its own?"),
         '"b"',
-        "Var[q.k] = d_k, so without the scale the scores spread like sqrt(d_k) and the softmax "
-        "saturates: nearly one-hot weights and a vanishing Jacobian (section 5). Dividing by "
-        "sqrt(d_k) brings the variance back to 1 for every d_k. (a) is the length myth: q and k "
-        "are left as they are, and q.k / sqrt(d_k) is not a cosine. (c) is what the softmax does "
-        "by itself, with or without the scale."),
+        N_("Var[q.k] = d_k, so without the scale the scores spread like sqrt(d_k) and the softmax "
+           "saturates: nearly one-hot weights and a vanishing Jacobian (section 5). Dividing by "
+           "sqrt(d_k) brings the variance back to 1 for every d_k. (a) is the length myth: q and k "
+           "are left as they are, and q.k / sqrt(d_k) is not a cosine. (c) is what the softmax "
+           "does by itself, with or without the scale.")),
     # --- 04 Masking ---
     "04.causal_mask": Question(
-        "Query i may see the keys j <= i. Start from a True/False matrix that is True exactly "
-        "where a key is in the future (j > i: np.triu has an offset k for that), then turn True "
-        "into -np.inf and False into 0.0.",
+        N_("Query i may see the keys j <= i. Start from a True/False matrix that is True exactly "
+           "where a key is in the future (j > i: np.triu has an offset k for that), then turn True "
+           "into -np.inf and False into 0.0."),
         "np.where(np.triu(np.ones((5, 5), dtype=bool), k=1), -np.inf, 0.0)",
-        "np.triu(..., k=1) is True strictly above the diagonal, where the keys are in the future; "
-        "np.where puts -inf there and 0 everywhere else, so the diagonal (each position sees "
-        "itself) and everything below it stay 0. Multiplying by -np.inf instead would give NaN "
-        "wherever the entry is 0 (0 x -inf), and -1e9 would hide a fully masked row silently."),
+        N_("np.triu(..., k=1) is True strictly above the diagonal, where the keys are in the "
+           "future; np.where puts -inf there and 0 everywhere else, so the diagonal "
+           "(each position sees itself) and everything below it stay 0. Multiplying by -np.inf "
+           "instead would give NaN wherever the entry is 0 (0 x -inf), and -1e9 would hide a fully "
+           "masked row silently.")),
     "04.masked_weights": Question(
-        "The order is scores, scale, mask, softmax: the mask M is added to the scaled scores, "
-        "before the softmax sees them.",
+        N_("The order is scores, scale, mask, softmax: the mask M is added to the scaled scores, "
+           "before the softmax sees them."),
         "ac.softmax(Q @ K.T / np.sqrt(d_k) + M, axis=-1)",
-        "Q @ K.T / sqrt(3) is (4, 4); adding M puts -inf above the diagonal, so the softmax gives "
-        "those keys exactly e^(-inf) = 0 and spreads each row over the keys j <= i: the first row "
-        "is [1, 0, 0, 0]. Zeroing the weights after the softmax instead leaves rows that do not "
-        "sum to 1."),
+        N_("Q @ K.T / sqrt(3) is (4, 4); adding M puts -inf above the diagonal, so the softmax "
+           "gives those keys exactly e^(-inf) = 0 and spreads each row over the keys j <= i: the "
+           "first row is [1, 0, 0, 0]. Zeroing the weights after the softmax instead leaves rows "
+           "that do not sum to 1.")),
     "04.padded_output": Question(
-        "The core function ac.scaled_dot_product_attention takes the mask as an argument and "
-        "returns a pair (output, weights): which one is asked for? The mask is the padding mask "
-        "of section 3, built from `lengths`.",
+        N_("The core function ac.scaled_dot_product_attention takes the mask as an argument and "
+           "returns a pair (output, weights): which one is asked for? The mask is the padding mask "
+           "of section 3, built from `lengths`."),
         "ac.scaled_dot_product_attention(Q_b, K_b, V_b, mask=ac.padding_mask(lengths, m=4))[0]",
-        "The padding mask has the shape (batch, 1, m): for every query it hides the padded KEYS "
-        "of its item, and it broadcasts to (batch, n, m) = (3, 4, 4). The function adds it to the "
-        "scaled scores before the softmax; [0] is the output, (batch, n, d_v) = (3, 4, 2). "
-        "Zeroing the padded values instead would leave the padded keys in every softmax."),
+        N_("The padding mask has the shape (batch, 1, m): for every query it hides the padded KEYS "
+           "of its item, and it broadcasts to (batch, n, m) = (3, 4, 4). The function adds it to "
+           "the scaled scores before the softmax; [0] is the output, (batch, n, d_v) = (3, 4, 2). "
+           "Zeroing the padded values instead would leave the padded keys in every softmax.")),
     # --- 05 Multi-head attention ---
     "05.W_O_shape": Question(
-        "W_O multiplies Concat(head_1, ..., head_h) and must give back rows of width d_model. "
-        "How wide is that concatenation: h times the width of what each head outputs. Does a "
-        "head output queries, keys or values?",
+        N_("W_O multiplies Concat(head_1, ..., head_h) and must give back rows of width d_model. "
+           "How wide is that concatenation: h times the width of what each head outputs. Does a "
+           "head output queries, keys or values?"),
         "(20, 16)",
-        "Each head outputs (n, d_v) = (n, 5); four of them side by side are (n, h*d_v) = (n, 20). "
-        "With row vectors (n, 20) @ W_O must give (n, d_model) = (n, 16), so W_O is "
-        "(h*d_v, d_model) = (20, 16). h*d_k = 12 is the width of the concatenated queries, which "
-        "W_O never sees."),
+        N_("Each head outputs (n, d_v) = (n, 5); four of them side by side are (n, h*d_v) "
+           "= (n, 20). With row vectors (n, 20) @ W_O must give (n, d_model) = (n, 16), so W_O is "
+           "(h*d_v, d_model) = (20, 16). h*d_k = 12 is the width of the concatenated queries, "
+           "which W_O never sees.")),
     "05.multi_head": Question(
-        "Project X_q with P.W_Q, P.W_K and P.W_V, cut each result into h = 2 heads "
-        "(ac.split_heads), run attention in every head on its own, put the heads back side by "
-        "side (ac.merge_heads) and do not forget the last matrix.",
+        N_("Project X_q with P.W_Q, P.W_K and P.W_V, cut each result into h = 2 heads "
+           "(ac.split_heads), run attention in every head on its own, put the heads back side by "
+           "side (ac.merge_heads) and do not forget the last matrix."),
         "ac.merge_heads(ac.scaled_dot_product_attention(\n"
         "    ac.split_heads(X_q @ P.W_Q, 2),\n"
         "    ac.split_heads(X_q @ P.W_K, 2),\n"
         "    ac.split_heads(X_q @ P.W_V, 2),\n"
         ")[0]) @ P.W_O",
-        "X_q @ P.W_Q is (n, h*d_k) = (3, 4); split_heads makes it (h, n, d_k) = (2, 3, 2), and "
-        "the same for K and V. scaled_dot_product_attention works along the leading head axis, "
-        "every head with its own softmax and its own scale sqrt(d_k) = sqrt(2); [0] is its "
-        "output (2, 3, 2). merge_heads concatenates the heads to (n, h*d_v) = (3, 4), and W_O "
-        "(4, 4) mixes them back to d_model. This is the loop over heads of sections 1-2, and "
-        "ac.multi_head_attention(X_q, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)[0] gives the same."),
+        N_("X_q @ P.W_Q is (n, h*d_k) = (3, 4); split_heads makes it (h, n, d_k) = (2, 3, 2), and "
+           "the same for K and V. scaled_dot_product_attention works along the leading head axis, "
+           "every head with its own softmax and its own scale sqrt(d_k) = sqrt(2); [0] is its "
+           "output (2, 3, 2). merge_heads concatenates the heads to (n, h*d_v) = (3, 4), and W_O "
+           "(4, 4) mixes them back to d_model. This is the loop over heads of sections 1-2, and "
+           "ac.multi_head_attention(X_q, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)[0] gives the same.")),
     "05.param_count": Question(
-        "Count the entries of the four matrices: W_Q, W_K, W_V are (d_model, h*d_k) and W_O is "
-        "(h*d_v, d_model). With d_k = d_v = d_model / h, what is h*d_k?",
+        N_("Count the entries of the four matrices: W_Q, W_K, W_V are (d_model, h*d_k) and W_O is "
+           "(h*d_v, d_model). With d_k = d_v = d_model / h, what is h*d_k?"),
         "4 * 512 * 512",
-        "h*d_k = h*d_v = 8 * 64 = 512 = d_model, so all four matrices are 512 x 512: "
-        "4 * 512^2 = 1,048,576 weights. The heads divide these matrices' columns among them, so "
-        "the count is the same for every h."),
+        N_("h*d_k = h*d_v = 8 * 64 = 512 = d_model, so all four matrices are 512 x 512: "
+           "4 * 512^2 = 1,048,576 weights. The heads divide these matrices' columns among them, so "
+           "the count is the same for every h.")),
     # --- 06 Positional encoding ---
     "06.pe_entry": Question(
-        "Dimension 3 = 2i + 1 is odd, which decides between sin and cos, and it belongs to the "
-        "pair i = 3 // 2. The angle is pos / 10000^(2i / d_model): work out the exponent first.",
+        N_("Dimension 3 = 2i + 1 is odd, which decides between sin and cos, and it belongs to the "
+           "pair i = 3 // 2. The angle is pos / 10000^(2i / d_model): work out the exponent "
+           "first."),
         "np.cos(10 / 10000 ** (2 * 1 / 8))",
-        "Dimension 3 is odd: PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)) with i = 1, so the "
-        "exponent is 2/8 = 0.25 and 10000^0.25 = 10. The angle is 10 / 10 = 1 radian and "
-        "PE(10, 3) = cos(1) = 0.5403. Dimension 2, the other half of the pair, is sin(1)."),
+        N_("Dimension 3 is odd: PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)) with i = 1, so the "
+           "exponent is 2/8 = 0.25 and 10000^0.25 = 10. The angle is 10 / 10 = 1 radian and "
+           "PE(10, 3) = cos(1) = 0.5403. Dimension 2, the other half of the pair, is sin(1).")),
     "06.permuted_output": Question(
-        "Self-attention without positions is permutation-equivariant: reorder the input rows, "
-        "and the output rows are reordered the same way. Row r of the new input is X[perm[r]]; "
-        "which row of Y is its output?",
+        N_("Self-attention without positions is permutation-equivariant: reorder the input rows, "
+           "and the output rows are reordered the same way. Row r of the new input is X[perm[r]]; "
+           "which row of Y is its output?"),
         "Y[perm]",
-        "Row r of the new input is the old token perm[r], and attention treats a token the same "
-        "wherever it stands, so row r of the new output is that token's old output, Y[perm[r]]: "
-        "the whole matrix is Y[perm]. Y itself would mean nothing moves (invariance), and "
-        "Y[np.argsort(perm)] applies the inverse permutation."),
+        N_("Row r of the new input is the old token perm[r], and attention treats a token the same "
+           "wherever it stands, so row r of the new output is that token's old output, Y[perm[r]]: "
+           "the whole matrix is Y[perm]. Y itself would mean nothing moves (invariance), and "
+           "Y[np.argsort(perm)] applies the inverse permutation.")),
     # --- 07 Feed-forward network ---
     "07.ffn_param_count": Question(
-        "The FFN learns four arrays: W_1 (d_model, d_ff), b_1 (d_ff,), W_2 (d_ff, d_model) and "
-        "b_2 (d_model,). Add up their sizes.",
+        N_("The FFN learns four arrays: W_1 (d_model, d_ff), b_1 (d_ff,), W_2 (d_ff, d_model) and "
+           "b_2 (d_model,). Add up their sizes."),
         "2 * 512 * 2048 + 2048 + 512",
-        "W_1 and W_2 hold 512 * 2048 = 1,048,576 numbers each, b_1 holds 2048 and b_2 512: "
-        "2,097,152 + 2,560 = 2,099,712, about 8 d_model^2, twice attention's "
-        "4 d_model^2 = 1,048,576."),
+        N_("W_1 and W_2 hold 512 * 2048 = 1,048,576 numbers each, b_1 holds 2048 and b_2 512: "
+           "2,097,152 + 2,560 = 2,099,712, about 8 d_model^2, twice attention's "
+           "4 d_model^2 = 1,048,576.")),
     "07.ffn_output": Question(
-        "Row by row: widen with W_1 and b_1 (the first row gives (-0.5, -2, 3), as the question "
-        "says), switch off the negative hidden units, then come back with W_2 and b_2. Where "
-        "exactly does the ReLU go?",
+        N_("Row by row: widen with W_1 and b_1 (the first row gives (-0.5, -2, 3), as the question "
+           "says), switch off the negative hidden units, then come back with W_2 and b_2. Where "
+           "exactly does the ReLU go?"),
         "np.maximum(0, X_tiny @ W_1t + b_1t) @ W_2t + b_2t",
-        "Row 1: (-0.5, -2, 3) becomes (0, 0, 3) after the ReLU; times W_2 that is 3 (1, -1) = "
-        "(3, -3), plus b_2 = (0.5, -1): (3.5, -4). Row 2: x = (0, 1) gives (1.5, 2, -2), then "
-        "(1.5, 2, 0), then 1.5 (1, 2) + 2 (-1, 1) = (-0.5, 5), plus b_2: (0, 4). The ReLU acts on "
-        "the d_ff hidden units between the two linear maps; b_1 goes before it, b_2 at the end."),
+        N_("Row 1: (-0.5, -2, 3) becomes (0, 0, 3) after the ReLU; times W_2 that is 3 (1, -1) "
+           "= (3, -3), plus b_2 = (0.5, -1): (3.5, -4). Row 2: x = (0, 1) gives (1.5, 2, -2), then "
+           "(1.5, 2, 0), then 1.5 (1, 2) + 2 (-1, 1) = (-0.5, 5), plus b_2: (0, 4). The ReLU acts "
+           "on the d_ff hidden units between the two linear maps; b_1 goes before it, b_2 at the "
+           "end.")),
     # --- 08 The Transformer block ---
     "08.cross_kv_source": Question(
-        "Cross-attention is how each decoder position reads the source sentence. Which of the "
-        "four arrays holds the source sentence after the encoder has worked on it?",
+        N_("Cross-attention is how each decoder position reads the source sentence. Which of the "
+           "four arrays holds the source sentence after the encoder has worked on it?"),
         "memory",
-        "In cross-attention only the queries come from the decoder (A1, after its masked "
-        "self-attention); the keys and values come from the encoder output, memory, of shape "
-        "(m, d_model) = (5, 8), the same for every decoder layer. Y or A1 would make it a second "
-        "self-attention, and X, the source embeddings, would skip the encoder."),
+        N_("In cross-attention only the queries come from the decoder "
+           "(A1, after its masked self-attention); the keys and values come from the encoder "
+           "output, memory, of shape (m, d_model) = (5, 8), the same for every decoder layer. Y or "
+           "A1 would make it a second self-attention, and X, the source embeddings, would skip the "
+           "encoder.")),
     "08.cross_weights_shape": Question(
-        "Rows are queries, columns are keys. In cross-attention, who asks: the n = 4 decoder "
-        "positions or the m = 5 encoder positions? And the question is about one head.",
+        N_("Rows are queries, columns are keys. In cross-attention, who asks: the n = 4 decoder "
+           "positions or the m = 5 encoder positions? And the question is about one head."),
         "(4, 5)",
-        "The n = 4 decoder positions are the queries (rows) and the m = 5 encoder positions the "
-        "keys (columns): one head's weights are (n, m) = (4, 5), each row a distribution over "
-        "the five source tokens. All h heads together would be (h, n, m)."),
+        N_("The n = 4 decoder positions are the queries (rows) and the m = 5 encoder positions the "
+           "keys (columns): one head's weights are (n, m) = (4, 5), each row a distribution over "
+           "the five source tokens. All h heads together would be (h, n, m).")),
     "08.layer_norm": Question(
-        "Layer norm treats each row (token) on its own: its mean and its variance over the "
-        "d_model features. Use axis=-1 with keepdims=True so the (3, 1) statistics broadcast, "
-        "and keep eps inside the square root.",
+        N_("Layer norm treats each row (token) on its own: its mean and its variance over the "
+           "d_model features. Use axis=-1 with keepdims=True so the (3, 1) statistics broadcast, "
+           "and keep eps inside the square root."),
         "(X_ln - X_ln.mean(axis=-1, keepdims=True)) / np.sqrt(X_ln.var(axis=-1, keepdims=True) "
         "+ 1e-5)",
-        "The first row (1, 2, 3, 6) has mean 3 and variance (4 + 1 + 0 + 9) / 4 = 3.5, so its "
-        "layer norm is (-2, -1, 0, 3) / sqrt(3.5 + 1e-5) = (-1.0690, -0.5345, 0, 1.6036). np.var "
-        "divides by d_model (ddof=0), as layer norm does; axis=0 would normalise each feature "
-        "over the tokens instead."),
+        N_("The first row (1, 2, 3, 6) has mean 3 and variance (4 + 1 + 0 + 9) / 4 = 3.5, so its "
+           "layer norm is (-2, -1, 0, 3) / sqrt(3.5 + 1e-5) = (-1.0690, -0.5345, 0, 1.6036). "
+           "np.var divides by d_model (ddof=0), as layer norm does; axis=0 would normalise each "
+           "feature over the tokens instead.")),
     # --- 09 The cost of attention ---
     "09.score_entries": Question(
-        "Every head forms its own score matrix with one entry per (query, key) pair. How many "
-        "pairs do n queries and n keys make, and how many heads are there? d_k is a red herring.",
+        N_("Every head forms its own score matrix with one entry per (query, key) pair. How many "
+           "pairs do n queries and n keys make, and how many heads are there? d_k is a red "
+           "herring."),
         "12 * 2000 * 2000",
-        "One head: n * n = 2000 * 2000 = 4,000,000 pairs; twelve heads: 48,000,000 score "
-        "entries. d_k = 64 is the length of each dot product (the work per entry), not the "
-        "number of entries."),
+        N_("One head: n * n = 2000 * 2000 = 4,000,000 pairs; twelve heads: 48,000,000 score "
+           "entries. d_k = 64 is the length of each dot product (the work per entry), not the "
+           "number of entries.")),
     "09.score_mib": Question(
-        "Entries times bytes per entry, divided by the bytes of one MiB. One head, float64, and "
-        "a MiB is a power of two, not a million.",
+        N_("Entries times bytes per entry, divided by the bytes of one MiB. One head, float64, and "
+           "a MiB is a power of two, not a million."),
         "3072 * 3072 * 8 / 2**20",
-        "3072^2 = 9,437,184 entries of 8 bytes are 75,497,472 bytes; divided by "
-        "2^20 = 1,048,576 that is exactly 72 MiB (75.5 MB in powers of ten; 36 MiB in float32)."),
+        N_("3072^2 = 9,437,184 entries of 8 bytes are 75,497,472 bytes; divided by 2^20 "
+           "= 1,048,576 that is exactly 72 MiB (75.5 MB in powers of ten; 36 MiB in float32).")),
     "09.growth_ratio": Question(
-        "The score matrix is n x n. Write down its number of entries for n and for 2n, and "
-        "divide.",
+        N_("The score matrix is n x n. Write down its number of entries for n and for 2n, and "
+           "divide."),
         "4",
-        "(2n)^2 / n^2 = 4: twice the queries times twice the keys is four times the pairs, "
-        "whatever n is. The time grows the same way, since every entry costs one dot product."),
+        N_("(2n)^2 / n^2 = 4: twice the queries times twice the keys is four times the pairs, "
+           "whatever n is. The time grows the same way, since every entry costs one dot product.")),
     "09.online_sum": Question(
-        "The new block raises the running maximum. The old sum l = 1.2 was measured against the "
-        "old maximum r = 3: what must happen to each of its terms e^(s - r) once the maximum is "
-        "r' = 4? Then add the new terms, measured against r'.",
+        N_("The new block raises the running maximum. The old sum l = 1.2 was measured against the "
+           "old maximum r = 3: what must happen to each of its terms e^(s - r) once the maximum is "
+           "r' = 4? Then add the new terms, measured against r'."),
         "1.2 * np.exp(3.0 - 4.0) + np.exp(4.0 - 4.0) + np.exp(2.0 - 4.0) + np.exp(-1.0 - 4.0)",
-        "r' = max(3.0, 4.0) = 4.0. Every old term e^(s - 3) becomes e^(s - 4) = e^(s - 3) e^(-1), "
-        "so the old sum shrinks to 1.2 e^(-1) = 0.4415. The new terms are e^0 + e^(-2) + e^(-5) "
-        "= 1 + 0.1353 + 0.0067 = 1.1421, so l' = 1.5836."),
+        N_("r' = max(3.0, 4.0) = 4.0. Every old term e^(s - 3) becomes e^(s - 4) = e^(s - 3) "
+           "e^(-1), so the old sum shrinks to 1.2 e^(-1) = 0.4415. The new terms are e^0 + e^(-2) "
+           "+ e^(-5) = 1 + 0.1353 + 0.0067 = 1.1421, so l' = 1.5836.")),
     "09.heads_cost_ratio": Question(
-        "With d_k = d_v = d_model / h, each head works on narrower vectors. Write the multiply-adds "
-        "of all heads together as h * n^2 * (d_k + d_v) and put d_k = d_v = d_model / h in.",
+        N_("With d_k = d_v = d_model / h, each head works on narrower vectors. Write the "
+           "multiply-adds of all heads together as h * n^2 * (d_k + d_v) and put d_k = d_v "
+           "= d_model / h in."),
         "ac.attention_cost(3000, d_k=32, h=24)['multiply_adds'] "
         "/ ac.attention_cost(3000, d_k=64, h=12)['multiply_adds']",
-        "h n^2 (d_k + d_v) = h n^2 (2 d_model / h) = 2 n^2 d_model: the h cancels, so the factor "
-        "is 1. Doubling the heads halves each head's width; on long inputs the cost is the n^2 of "
-        "the score matrix, whatever h is (only the memory of the weights, h n^2, grows with h)."),
+        N_("h n^2 (d_k + d_v) = h n^2 (2 d_model / h) = 2 n^2 d_model: the h cancels, so the "
+           "factor is 1. Doubling the heads halves each head's width; on long inputs the cost is "
+           "the n^2 of the score matrix, whatever h is (only the memory of the weights, h n^2, "
+           "grows with h).")),
     # --- 10 Learning to attend ---
     "10.softmax_backward": Question(
-        "Every weight p_j of a row depends on every score of that row through the shared "
-        "denominator, so the gradient of one score collects the upstream dp of the whole row. "
-        "The formula is in the question: which array is p, and along which axis is the row sum?",
+        N_("Every weight p_j of a row depends on every score of that row through the shared "
+           "denominator, so the gradient of one score collects the upstream dp of the whole row. "
+           "The formula is in the question: which array is p, and along which axis is the row "
+           "sum?"),
         "p = ac.softmax(x)  # (2, 3), the weights: each row sums to 1\n"
         "answer = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))",
-        "The Jacobian of one row's softmax is diag(p) - p^T p, so dx_i = p_i (dp_i - sum_j p_j "
-        "dp_j): the weights p, not the scores x, times the upstream gradient minus its "
-        "p-weighted mean. np.sum(..., axis=-1, keepdims=True) takes that mean within each row "
-        "(shape (2, 1), so it broadcasts back over the row). Keeping only p * dp drops the "
-        "shared denominator; summing down the columns mixes the two rows."),
+        N_("The Jacobian of one row's softmax is diag(p) - p^T p, so dx_i = p_i (dp_i - sum_j p_j "
+           "dp_j): the weights p, not the scores x, times the upstream gradient minus its "
+           "p-weighted mean. np.sum(..., axis=-1, keepdims=True) takes that mean within each row "
+           "(shape (2, 1), so it broadcasts back over the row). Keeping only p * dp drops the "
+           "shared denominator; summing down the columns mixes the two rows.")),
     "10.attention_dQ": Question(
-        "Go backwards through the forward pass O = A V, A = softmax(S), S = Q K^T / sqrt(d_k): "
-        "first the gradient of the weights A, then through the softmax to the scores S (the "
-        "formula of question 1), then to Q. Section 1 has the five formulas.",
+        N_("Go backwards through the forward pass O = A V, A = softmax(S), S = Q K^T / sqrt(d_k): "
+           "first the gradient of the weights A, then through the softmax to the scores S (the "
+           "formula of question 1), then to Q. Section 1 has the five formulas."),
         "A = ac.attention_weights(Q2, K2)  # (n, m) = (3, 3), the forward pass's weights\n"
         "dA = dO2 @ V2.T  # (n, d_v) @ (d_v, m) -> (n, m)\n"
         "dS = A * (dA - np.sum(A * dA, axis=-1, keepdims=True))  # through the softmax\n"
         "answer = dS @ K2 / np.sqrt(4)  # (n, m) @ (m, d_k) -> (n, d_k)",
-        "O = A V gives dA = dO V^T, one entry per (query, key). The softmax of each row turns it "
-        "into dS = A * (dA - rowsum(A * dA)), the gradient of the scores. S = Q K^T / sqrt(d_k) "
-        "is linear in Q, so dQ = dS K / sqrt(d_k): the same factor 1/sqrt(d_k) as in the "
-        "forward pass. dS^T Q / sqrt(d_k) would be dK, and dA K / sqrt(d_k) skips the softmax."),
+        N_("O = A V gives dA = dO V^T, one entry per (query, key). The softmax of each row turns "
+           "it into dS = A * (dA - rowsum(A * dA)), the gradient of the scores. S = Q K^T "
+           "/ sqrt(d_k) is linear in Q, so dQ = dS K / sqrt(d_k): the same factor 1/sqrt(d_k) as "
+           "in the forward pass. dS^T Q / sqrt(d_k) would be dK, and dA K / sqrt(d_k) skips the "
+           "softmax.")),
     "10.reversal_key": Question(
-        "Write the sequence out with its positions: the digits x_0..x_5 at 0..5, the separator "
-        "at 6, then the reversed digits. Which token comes at position i + 1 = 9, and where "
-        "does that digit stand in the input?",
+        N_("Write the sequence out with its positions: the digits x_0..x_5 at 0..5, the separator "
+           "at 6, then the reversed digits. Which token comes at position i + 1 = 9, and where "
+           "does that digit stand in the input?"),
         "3",
-        "The reversed digits follow the separator: position 7 holds x_5, position 8 holds x_4 "
-        "and position 9 holds x_3. The query at i = 8 predicts the token at position 9, so it "
-        "must read x_3, at input position 3 = 2L - 1 - i = 11 - 8. Reading 2L - i = 4 (x_4) is "
-        "the off-by-one of next-token prediction: that digit is already at position 8."),
+        N_("The reversed digits follow the separator: position 7 holds x_5, position 8 holds x_4 "
+           "and position 9 holds x_3. The query at i = 8 predicts the token at position 9, so it "
+           "must read x_3, at input position 3 = 2L - 1 - i = 11 - 8. Reading 2L - i = 4 (x_4) is "
+           "the off-by-one of next-token prediction: that digit is already at position 8.")),
     # --- 11 Generating, and the KV cache ---
     "11.cache_shape": Question(
-        "Every head keeps its own keys, one row per position that has gone through the model "
-        "(the prompt's and the generated ones, the newest included), each of the head's width.",
+        N_("Every head keeps its own keys, one row per position that has gone through the model "
+           "(the prompt's and the generated ones, the newest included), each of the head's width."),
         "(2, 10, 16)",
-        "7 prompt tokens and 3 generated ones make t = 10 cached positions. Each of the h = 2 "
-        "heads has its own (t, d_k) block of keys, so cache[\"K\"] is (h, t, d_k) = (2, 10, 16). "
-        "d_model = 32 is the width before W_K and the split into heads."),
+        N_("7 prompt tokens and 3 generated ones make t = 10 cached positions. Each of the h = 2 "
+           "heads has its own (t, d_k) block of keys, so cache[\"K\"] is (h, t, d_k) "
+           "= (2, 10, 16). d_model = 32 is the width before W_K and the split into heads.")),
     "11.cached_attention": Question(
-        "The new position may attend to every cached position and to itself: put its key and "
-        "value at the end of the cache first, then run ordinary attention for the one new "
-        "query. Does it need a mask?",
+        N_("The new position may attend to every cached position and to itself: put its key and "
+           "value at the end of the cache first, then run ordinary attention for the one new "
+           "query. Does it need a mask?"),
         "ac.scaled_dot_product_attention(\n"
         "    q, np.concatenate([K_old, k_new]), np.concatenate([V_old, v_new])\n"
         ")[0]",
-        "np.concatenate stacks the rows: K is (t, d_k) = (5, 4) with the new key last, V is "
-        "(5, 3). The new query is the last position, so the causal mask allows it every key and "
-        "none is needed; [0] is the output (1, d_v) = (1, 3). Attending with K_old, V_old alone "
-        "would leave out the new token itself, and causal_mask(5)[0] is the mask of the FIRST "
-        "position, which hides all keys but one."),
+        N_("np.concatenate stacks the rows: K is (t, d_k) = (5, 4) with the new key last, V is "
+           "(5, 3). The new query is the last position, so the causal mask allows it every key and "
+           "none is needed; [0] is the output (1, d_v) = (1, 3). Attending with K_old, V_old alone "
+           "would leave out the new token itself, and causal_mask(5)[0] is the mask of the FIRST "
+           "position, which hides all keys but one.")),
     "11.total_score_entries": Question(
-        "Without a cache, step t runs attention over the whole prefix of t positions again: t "
-        "queries, each against t keys. Add that up over t = 1..T.",
+        N_("Without a cache, step t runs attention over the whole prefix of t positions again: t "
+           "queries, each against t keys. Add that up over t = 1..T."),
         "sum(t * t for t in range(1, 101))",
-        "Step t computes t * t score entries, so the total is 1 + 4 + 9 + ... + 100^2 = "
-        "T (T + 1) (2T + 1) / 6 = 100 * 101 * 201 / 6 = 338,350. With the cache step t computes "
-        "only the new query's t entries, sum t = 5,050; counting only the last step gives "
-        "100^2 = 10,000."),
+        N_("Step t computes t * t score entries, so the total is 1 + 4 + 9 + ... + 100^2 = "
+           "T (T + 1) (2T + 1) / 6 = 100 * 101 * 201 / 6 = 338,350. With the cache step t computes "
+           "only the new query's t entries, sum t = 5,050; counting only the last step gives "
+           "100^2 = 10,000.")),
 })

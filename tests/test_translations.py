@@ -192,6 +192,16 @@ def test_compiled_catalog_holds_what_the_po_says():
         translate.read_catalog(po)), f"{po.with_suffix('.mo').relative_to(ROOT)} is stale: {FIX}"
 
 
+def test_every_registry_text_is_marked_for_translation():
+    """A mistake or question added without N_() around its texts would stay English in Japanese."""
+    from course import checks
+
+    marked = {m.id for m in translate.module_template() if m.id}
+    texts = ([t for m in checks.MISTAKES.values() for t in (m.label, m.why)]
+             + [t for q in checks.QUESTIONS.values() for t in (q.hint, q.why)])
+    assert [t for t in texts if t not in marked] == []
+
+
 def _fields(text: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
 
@@ -225,6 +235,41 @@ def test_figure_labels_follow_the_language():
         fig, _ = figures.attention_heatmap(np.full((2, 2), 0.5))
     ax = fig.axes[0]
     assert (ax.get_title(), ax.get_xlabel()) == ("注意重み A", "キーの位置 j")
+
+
+def test_verdicts_hints_and_solutions_follow_the_language(capsys):
+    """A named mistake, a hint and a worked solution come out in Japanese inside language_as("ja"),
+    their {placeholders} filled after the translation, and in English outside it."""
+    from course import checks
+
+    def verdict():  # 2.0 is what this registered mistake gives here; its why has {d_k}, {width}
+        return checks.check_value(2.0, 1.0, "x", {"mha_scaled_by_h_d_k": 2.0},
+                                  context={"d_k": 4, "width": 16}).message
+
+    def help_shown():
+        checks.hint("04.causal_mask")
+        checks.solution("04.causal_mask")
+        return capsys.readouterr().out
+
+    with i18n.language_as(LANG):
+        ja_verdict, ja_help = verdict(), help_shown()
+    en_verdict, en_help = verdict(), help_shown()
+
+    assert ja_verdict == ("惜しい: これは典型的な間違い「各ヘッドを sqrt(h*d_k) でスケーリングすること」"
+                          "です。各ヘッドが比べるのは幅 d_k = 4 のクエリとキーなので、各ヘッドはスコアを "
+                          "sqrt(h*d_k) = sqrt(16) ではなく、sqrt(d_k) = sqrt(4) で割ります。")
+    assert en_verdict == ('Not quite: this is the classic mistake "scaling every head by '
+                          'sqrt(h*d_k)". Each head compares queries and keys of width d_k = 4, so '
+                          "each head divides its scores by sqrt(d_k) = sqrt(4), not by "
+                          "sqrt(h*d_k) = sqrt(16).")
+    assert ja_help.startswith("ヒント (04.causal_mask): クエリ i が見てよいのはキー j <= i です。")
+    assert 'nb04.solution("04.causal_mask") で解答例を表示できます。' in ja_help
+    assert "解答例 (04.causal_mask): 確認問題のセルに書くコード" in ja_help
+    solution_code = "    answer = " + checks.QUESTIONS["04.causal_mask"].solution
+    assert solution_code in ja_help.splitlines() and solution_code in en_help.splitlines()
+    assert "対角線より真に上" in ja_help and "{" not in ja_help
+    assert en_help.startswith("Hint (04.causal_mask): Query i may see the keys j <= i.")
+    assert "Worked solution (04.causal_mask)" in en_help and en_help.isascii()
 
 
 def test_unknown_language_is_refused():
