@@ -23,6 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from course.figures import PNG_OPTIONS
+from course.i18n import N_, _
 
 
 class LiveFigure:
@@ -153,10 +154,13 @@ def interactive(live: LiveFigure, **controls):
     Each control's name is the keyword passed to live.update(). The figure is
     shown in an ipywidgets.Image and the numbers in a <pre>, both replaced on
     every change; the first state is drawn immediately. A SelectionSlider's own
-    readout is replaced by a read-only label (see _read_only_readout).
+    readout is replaced by a read-only label (see _read_only_readout). Each control's
+    description and option labels are shown in the course's language (CONTROL_TEXTS).
     """
     import ipywidgets as widgets
 
+    for c in controls.values():
+        _in_course_language(c)
     image = widgets.Image(format="png")
     text = widgets.HTML()
     image.add_class("live-figure-image")
@@ -176,6 +180,39 @@ def interactive(live: LiveFigure, **controls):
     box.live, box.redraw, box.controls = live, redraw, controls  # for tests and benchmarks
     INTERACTIVES.append(weakref.ref(box))
     return box
+
+
+# What the notebooks' controls say, their descriptions and the labels of their options, marked
+# for translation here: a notebook's code cells are the same in every edition, so these texts are
+# translated where interactive() shows them. A control's value never changes with the language.
+# Symbols (d_k, n, h, pos, d_model, block_size, W_K[2,2]) are not texts and stay as they are;
+# tests/test_live.py checks that every other label in the notebooks is listed here.
+CONTROL_TEXTS = (
+    N_("reader"), N_("strength c"), N_("query"), N_("query i"), N_("mask"), N_("batch item"),
+    N_("input x"), N_("layer"), N_("head"), N_("position t"), N_("step"),
+    N_("keep a cat"), N_("pets in general"), N_("the stars"), N_("cost of a cat"),  # 01's readers
+    N_("none"), N_("causal"), N_("padding"), N_("both"),  # 04's masks (nb04.MASK_KINDS)
+)
+
+
+def _in_course_language(control) -> None:
+    """Show the control's description and option labels in the course's language (in place).
+
+    In English nothing changes. Options keep their values: a Dropdown of ["none", "causal"]
+    becomes [("なし", "none"), ("因果", "causal")], and the selected value stays selected.
+    """
+    description = getattr(control, "description", "")
+    if description and _(description) != description:
+        control.description = _(description)
+        control.style.description_width = "initial"  # the whole translated label, not cut at 80 px
+    labels = getattr(control, "_options_labels", None)
+    if not labels:
+        return
+    translated = tuple(_(label) for label in labels)
+    if translated != tuple(labels):
+        value = control.value
+        control.options = list(zip(translated, control._options_values, strict=True))
+        control.value = value
 
 
 # Weak references to every widget made by interactive() in this kernel, in order (scripts/bench.py

@@ -237,3 +237,87 @@ def test_course_style_shows_notebook_figures_in_one_draw_with_fast_compression()
         assert kwargs["pil_kwargs"] == figures.PNG_OPTIONS == {"compress_level": 1}
     finally:
         shell.clear_instance()
+
+
+# --- the controls' texts in the course's language ------------------------------------------
+
+CONTROL_SYMBOLS = {"d_k", "n", "h", "pos", "d_model", "block_size", "W_K[2,2]",  # not translated
+                   "私", "は", "猫"}  # 02's tokens: the sentence itself, in every edition
+
+
+def _control_texts_in_notebooks():
+    """Every literal description= and string option label of an ipywidgets control in the notebooks."""
+    import ast
+    from pathlib import Path
+
+    import nbformat
+    found = set()
+    for path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "code" or "widgets." not in cell.source:
+                continue
+            code = "\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "!")))
+            for node in ast.walk(ast.parse(code)):
+                if not isinstance(node, ast.keyword):
+                    continue
+                if node.arg == "description" and isinstance(node.value, ast.Constant):
+                    found.add((path.stem, node.value.value))
+                if node.arg == "options" and isinstance(node.value, (ast.List, ast.Tuple)):
+                    for item in node.value.elts:
+                        label = item.elts[0] if isinstance(item, ast.Tuple) else item
+                        if isinstance(label, ast.Constant) and isinstance(label.value, str):
+                            found.add((path.stem, label.value))
+    return found
+
+
+def test_every_control_text_of_the_notebooks_is_marked_for_translation():
+    found = _control_texts_in_notebooks()
+    assert {text for _, text in found} >= {"reader", "mask", "step"}  # the scan sees the notebooks
+    missing = sorted((nb, text) for nb, text in found
+                     if text not in live.CONTROL_TEXTS and text not in CONTROL_SYMBOLS)
+    assert not missing, f"add these to course.live.CONTROL_TEXTS (N_) and translate them: {missing}"
+
+
+def test_option_labels_from_the_companions_are_marked_too():
+    from course import nb04_masking as nb04
+    assert set(nb04.MASK_KINDS) <= set(live.CONTROL_TEXTS)
+
+
+def test_controls_speak_the_course_language_and_keep_their_values():
+    import ipywidgets as widgets
+
+    from course import i18n
+    with i18n.language_as("ja"):
+        mask = widgets.ToggleButtons(options=["none", "causal", "padding", "both"], value="both",
+                                     description="mask")
+        slider = widgets.IntSlider(value=3, min=0, max=5, description="query i")
+        symbol = widgets.SelectionSlider(options=[1, 2, 4], value=2, description="d_k")
+        seen = []
+        box = live.interactive(_Recorder(seen), mask=mask, position=slider, d_k=symbol)
+    assert mask.value == "both" and seen[-1] == {"mask": "both", "position": 3, "d_k": 2}
+    assert mask.description != "mask" and not mask.description.isascii()
+    assert all(not label.isascii() for label in mask._options_labels)
+    assert slider.description != "query i" and symbol.description == "d_k"
+    mask.value = "causal"
+    assert seen[-1]["mask"] == "causal"
+    assert box.controls["mask"] is mask
+    english = widgets.ToggleButtons(options=["none", "causal"], value="none", description="mask")
+    live.interactive(_Recorder([]), mask=english)
+    assert english.description == "mask" and english._options_labels == ("none", "causal")
+
+
+class _Recorder(live.LiveFigure):
+    """A live figure that records the values it is asked to show."""
+
+    figsize = (1, 1)
+
+    def __init__(self, seen):
+        self.seen = seen
+        super().__init__()
+
+    def setup(self):
+        self.fig.add_subplot()
+
+    def update(self, **values):
+        self.seen.append(values)
+        return ""
