@@ -48,6 +48,10 @@ PORT_ATTEMPTS = 5
 PAGE_LOAD_MS = 120_000
 KERNEL_IDLE_MS = 120_000
 RUN_ALL_MS = 600_000
+# Long waits poll every POLL_MS instead of at every animation frame (Playwright's default):
+# a page whose rendering the browser throttles (busy machine, a background window) would
+# otherwise re-check its condition rarely or never. Latencies are still measured per frame.
+POLL_MS = 100
 WIDGETS_MS = 120_000
 CONTROL_MS = 90_000
 
@@ -609,7 +613,7 @@ class NotebookRun:
           if (/\\|\\s*(Dead)$/.test(s)) return 'kernel ' + s;
           return /\\|\\s*Idle$/.test(s) ? 'idle' : false; }"""
         state = self.page.wait_for_function(js, arg=[KERNEL_STATUS],
-                                            timeout=KERNEL_IDLE_MS).json_value()
+                                            timeout=KERNEL_IDLE_MS, polling=POLL_MS).json_value()
         assert state == "idle", f"{self.name}: kernel did not become idle: {state}"
 
     def menu(self, menu: str, command: str) -> None:
@@ -624,7 +628,7 @@ class NotebookRun:
         self.menu("Edit", "editmenu:clear-all")
         self.page.wait_for_function(
             """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
-                     .every(p => p.textContent.trim() === '[ ]:')""", timeout=WIDGETS_MS)
+                     .every(p => p.textContent.trim() === '[ ]:')""", timeout=WIDGETS_MS, polling=POLL_MS)
         t = time.perf_counter()
         self.menu("Run", "runmenu:run-all")
         state = self.wait_run_state()
@@ -654,7 +658,7 @@ class NotebookRun:
         try:
             return self.page.wait_for_function(
                 RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
-                timeout=RUN_ALL_MS).json_value()
+                timeout=RUN_ALL_MS, polling=POLL_MS).json_value()
         except Exception as exc:  # noqa: BLE001 - a timeout: report the page's state instead
             if "Timeout" not in type(exc).__name__:
                 raise
@@ -672,7 +676,7 @@ class NotebookRun:
         try:
             state = self.page.wait_for_function(WIDGETS_STATE_JS,
                                                 arg=[LIVE_BOX, self.live_expected()],
-                                                timeout=WIDGETS_MS).json_value()
+                                                timeout=WIDGETS_MS, polling=POLL_MS).json_value()
         except Exception as exc:  # noqa: BLE001 - report what is stuck, below
             state = f"not within {WIDGETS_MS / 1000:.0f} s ({type(exc).__name__}: {str(exc)[:300]})"
         self.timings["widgets_s"] = time.perf_counter() - t
