@@ -145,8 +145,17 @@ def test_translations_keep_the_formulas_code_links_and_headings(name):
 
 
 # Latin words a Japanese sentence may keep: names, and the labels the code prints in English.
-_ALLOWED_LATIN = re.compile(r"attention-notebooks|Transformer|PyTorch|JupyterLab|numpy|Python|"
+_ALLOWED_LATIN = re.compile(r"attention-notebooks|Transformer|PyTorch|JupyterLab|numpy|Python|Hugging Face|"
                             r"FFN|KV|True|False|assert")
+# A citation keeps its authors and the paper's title as published: "Vaswani et al., 2017,
+# *Attention Is All You Need*".
+_CITATION = re.compile(r"[A-Z][A-Za-z-]+ et al\., \d{4}(?:, \*[^*]+\*)?")
+# A key term's English name in parentheses after the Japanese one, at its first use (the house
+# style): "スケールド・ドットプロダクト・アテンション (scaled dot-product attention)"; at most five words,
+# Beside another note in the same parentheses too: "(非数、not a number)"; and a published title
+# in italics: "*Attention Is All You Need*".
+_GLOSS = re.compile(r"(?<=[(、])(?:[A-Za-z][A-Za-z'-]*)(?: [A-Za-z][A-Za-z'-]*){0,4}(?=[)、。])"
+                    r"|\*[A-Z][A-Za-z'-]*(?: [A-Za-z][A-Za-z'-]*)*\*")
 _WORD = r"[A-Za-z]+(?:-[A-Za-z]+)*"
 _LATIN_RUN = re.compile(rf"{_WORD}(?: +{_WORD}){{2,}}")   # three or more words in a row
 
@@ -156,6 +165,8 @@ def english_left(text: str) -> list[str]:
     prose = _CODE.sub(" ", _MATH.sub(" ", text))
     prose = _LINK.sub("]", prose)
     prose = re.sub(r"<[^>]+>", " ", prose)
+    prose = _CITATION.sub(" ", prose)
+    prose = _GLOSS.sub(" ", prose)
     prose = _ALLOWED_LATIN.sub(" ", prose)
     return _LATIN_RUN.findall(prose)
 
