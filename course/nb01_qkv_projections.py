@@ -90,7 +90,7 @@ class LiveLibrary(LiveFigure):
             text.set_y(x)
             text.set_text(f"{x:.2f}")
         self.ax_w.set_title(_("query '{query}' x {strength}: weights over the books").format(
-            query=query, strength=f"{strength:g}"))
+            query=_(query), strength=f"{strength:g}"))  # the reader as the widget names it
         return _("weights a: {weights}\nmixed o:   {mixed}").format(
             weights=", ".join(f"{b} {a:.3f}" for b, a in zip(self.book_labels, w, strict=True)),
             mixed=", ".join(f"{c} {x:.3f}" for c, x in zip(self.content_labels, o, strict=True)))
@@ -113,7 +113,7 @@ def library_weights_grid(weights: dict, book_labels, strengths=(1.0, 4.0)):
         for s, c in enumerate(strengths):
             ax.bar(np.arange(m) + (s - (len(strengths) - 1) / 2) * width, w[s], width,
                    label=_("strength c = {c}").format(c=f"{c:g}"))  # the query multiplied by c
-        ax.set_title(_("query: {name}").format(name=name))
+        ax.set_title(_("query: {name}").format(name=_(name)))  # a reader, as the widget names it
         ax.set_xticks(range(m), book_labels, rotation=60, ha="right", rotation_mode="anchor")
         ax.set_xlabel(_(r"book $j$"))
         ax.set_ylim(0, 1)
@@ -144,7 +144,7 @@ def heatmap_pair(left, right, labels, titles=("left", "right"), suptitle=None):
 def check_qkv_shapes(answer, n: int, d_model: int, d_k: int, d_v: int) -> Verdict:
     """Check the shapes of (Q, K, V) = (X W_Q, X W_K, X W_V): ((n, d_k), (n, d_k), (n, d_v))."""
     if is_unanswered(answer):
-        return unanswered("three shapes, as (shape_Q, shape_K, shape_V)")
+        return unanswered(_("three shapes, as (shape_Q, shape_K, shape_V)"))
     try:
         got = tuple(tuple(int(x) for x in shape) for shape in answer)
     except (TypeError, ValueError):
@@ -159,10 +159,10 @@ def check_qkv_shapes(answer, n: int, d_model: int, d_k: int, d_v: int) -> Verdic
               "column_convention": ((d_k, n), (d_k, n), (d_v, n)),
               "no_projection": ((n, d_model),) * 3}
     for key, shapes in wrongs.items():
-        if got == shapes:  # i18n: wrap with course/checks.py, which gives label and why
+        if got == shapes:
             label, why = named(key)
-            return Verdict(MISTAKE, f"Not quite: {got} are {label}. {sentence(why)}",
-                           key)
+            return Verdict(MISTAKE, _("Not quite: {got} are {label}. {why}").format(
+                got=got, label=label, why=sentence(why)), key)
     return Verdict(WRONG, _("Not quite: expected {right} for (Q, K, V), you gave {got}.").format(
         right=right, got=got))
 
@@ -170,7 +170,7 @@ def check_qkv_shapes(answer, n: int, d_model: int, d_k: int, d_v: int) -> Verdic
 def check_symmetric_scores(answer) -> Verdict:
     """True/False question: with Q = K (one projection for both), is S = Q K^T always symmetric?"""
     if is_unanswered(answer):
-        return unanswered("answer, True or False")
+        return unanswered(_("answer, True or False"))
     if not isinstance(answer, (bool, np.bool_)):
         return Verdict(WRONG, _("Answer with True or False, got {answer}.").format(
             answer=repr(answer)))
@@ -192,8 +192,8 @@ def check_raw_scores(answer, Q, K, V) -> Verdict:
     mistakes = {"scores_compare_values": V @ V.T,  # (m, d_v) @ (d_v, m) -> (m, m)
                 "scores_compare_queries": Q @ Q.T,  # (n, d_k) @ (d_k, n) -> (n, n)
                 "transposed_scores": K @ Q.T}  # (m, d_k) @ (d_k, n) -> (m, n)
-    return check_value(answer, Q @ K.T, "raw scores S", mistakes,
-                       hint="Entry (i, j) of S is q_i . k_j, before any scaling.")
+    return check_value(answer, Q @ K.T, _("raw scores S"), mistakes,
+                       hint=_("Entry (i, j) of S is q_i . k_j, before any scaling."))
 
 
 def check_library_weights(answer, q, keys) -> Verdict:
@@ -214,7 +214,7 @@ def check_library_weights(answer, q, keys) -> Verdict:
     best, context = _best_book_mistakes(answer, right)
     mistakes.update(best)
     mistakes["library_no_softmax"] = (q @ keys.T)[0] / np.sqrt(d_k)
-    return check_value(answer, right, "weights over the books", mistakes, atol=1e-3,
+    return check_value(answer, right, _("weights over the books"), mistakes, atol=1e-3,
                        context=context)
 
 
@@ -227,7 +227,8 @@ def _best_book_mistakes(answer, right: np.ndarray) -> dict:
     top = np.flatnonzero(np.isclose(right, right.max(), rtol=1e-9, atol=0.0))  # tied best books
     a = as_float(answer)
     picked = top[np.argmax(a[top])] if a is not None and a.shape == (m,) else top[0]
-    tie = f" (here {len(top)} books tie for the best score)" if len(top) > 1 else ""
+    tie = (" " + _("(here {count} books tie for the best score)").format(count=len(top))
+           if len(top) > 1 else "")
     out = {"library_picked_one_book": np.eye(m)[picked]}
     if len(top) > 1:
         out["library_hard_max"] = np.isin(np.arange(m), top) / len(top)

@@ -169,9 +169,10 @@ def _row_mistakes(Q, K, i: int) -> dict:
 def check_weight_row(answer, Q, K, i: int) -> Verdict:
     """Check row i of A = softmax(Q K^T / sqrt(d_k)) (0-based i), diagnosing the classic slips."""
     A = ac.attention_weights(Q, K)
-    return check_value(answer, A[i], f"weights of query row {i + 1}",
+    return check_value(answer, A[i], _("weights of query row {i}").format(i=i + 1),
                        _row_mistakes(Q, K, i), atol=1e-3, context={"i": i + 1},
-                       hint="Compute s_ij = q_i k_j^T, divide by sqrt(d_k), then softmax over j.")
+                       hint=_("Compute s_ij = q_i k_j^T, divide by sqrt(d_k), then softmax "
+                              "over j."))
 
 
 def check_output_row(answer, Q, K, V, i: int) -> Verdict:
@@ -182,6 +183,6 @@ def check_output_row(answer, Q, K, V, i: int) -> Verdict:
     mistakes = {key: w @ V for key, w in _row_mistakes(Q, K, i).items() if key not in not_weights}
     mistakes["hand_mixed_keys"] = A[i] @ K
     mistakes["hand_plain_mean"] = V.mean(axis=0)
-    return check_value(answer, output[i], f"output o_{i + 1}", mistakes, atol=1e-3,
-                       context={"i": i + 1},
-                       hint="o_i = a_i1 v_1 + a_i2 v_2 + a_i3 v_3.")
+    return check_value(answer, output[i], _("output o_{i}").format(i=i + 1), mistakes,
+                       atol=1e-3, context={"i": i + 1},
+                       hint="o_i = a_i1 v_1 + a_i2 v_2 + a_i3 v_3.")  # a formula: every language

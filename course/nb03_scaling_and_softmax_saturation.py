@@ -7,6 +7,8 @@ tests/test_nb03_scaling_and_softmax_saturation.py.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import matplotlib
 import numpy as np
 
@@ -25,14 +27,16 @@ from course.checks import (
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, fixed_subplots
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
-_SATURATION_LABELS = {"max_weight": (r"max weight $\max_j\, p_j$", "largest weight"),
-                      "entropy": ("entropy H(p) [nats]", "entropy"),
+# (y label, title) of each panel, translated where they are drawn; the norm is a formula only
+_SATURATION_LABELS = {"max_weight": (N_(r"max weight $\max_j\, p_j$"), N_("largest weight")),
+                      "entropy": (N_("entropy H(p) [nats]"), N_("entropy")),
                       "jacobian_norm": (r"$\|\mathrm{diag}(p) - p p^{\mathsf{T}}\|_F$",
-                                        "Jacobian norm (gradient size)")}
+                                        N_("Jacobian norm (gradient size)"))}
 
 
 def plot_saturation_curves(d_ks, curves, m: int = 10):
@@ -42,24 +46,25 @@ def plot_saturation_curves(d_ks, curves, m: int = 10):
                                bottom=0.7, top=1.2, wgap=1.0)
     shown = d_ks[::2] if len(d_ks) > 6 else d_ks  # every other width: labels that do not crowd
     for ax, (key, (ylabel, title)) in zip(axes, _SATURATION_LABELS.items(), strict=True):
-        ax.plot(d_ks, curves["unscaled"][key], "o-", color="tab:red", label=r"raw $q \cdot k$")
+        ax.plot(d_ks, curves["unscaled"][key], "o-", color="tab:red",
+                label=_(r"raw $q \cdot k$"))
         ax.plot(d_ks, curves["scaled"][key], "s-", color="tab:blue",
-                label=r"scaled $q \cdot k / \sqrt{d_k}$")
+                label=_(r"scaled $q \cdot k / \sqrt{d_k}$"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(shown, [str(int(d)) for d in shown])  # 1, 4, 16, ...: plain, like the text
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
         ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))
-        ax.set_xlabel(r"$d_k$ (log scale)")
-        ax.set_ylabel(ylabel)
-        ax.set_title(title)
+        ax.set_xlabel(_(r"$d_k$ (log scale)"))
+        ax.set_ylabel(_(ylabel))
+        ax.set_title(_(title))
         ax.grid(alpha=0.3)
     # the reference lines, each with a one-entry legend where the curves leave room
-    axes[0].axhline(1 / m, color="gray", ls=":", label=f"uniform: 1/{m}")
-    axes[1].axhline(np.log(m), color="gray", ls=":", label=f"uniform: ln {m}")
+    axes[0].axhline(1 / m, color="gray", ls=":", label=_("uniform: 1/{m}").format(m=m))
+    axes[1].axhline(np.log(m), color="gray", ls=":", label=_("uniform: ln {m}").format(m=m))
     axes[0].legend(handles=axes[0].lines[2:], loc="upper left", fontsize=SMALL)
     axes[1].legend(handles=axes[1].lines[2:], loc="lower left", fontsize=SMALL)
-    figures.suptitle(fig, f"Softmax saturation (飽和) as d_k grows: m = {m} keys, mean over random "
-                          "draws")
+    figures.suptitle(fig, _("Softmax saturation (飽和) as d_k grows: m = {m} keys, mean over "
+                            "random draws").format(m=m))
     fig.legend(handles=axes[0].lines[:2], loc="upper center", ncols=2, frameon=False,
                bbox_to_anchor=(0.5, 1 - 0.42 / fig.get_figheight()))
     return fig
@@ -71,7 +76,7 @@ def plot_score_histograms(samples: dict):
     samples : {d_k: array of q.k values}.
     """
     d_ks = sorted(samples)
-    title = "Dot products of random vectors: spread grows like sqrt(d_k) unless scaled"
+    title = _("Dot products of random vectors: spread grows like sqrt(d_k) unless scaled")
     fig, axes = fixed_subplots(2, len(d_ks), widths=3.3, heights=1.95, left=0.95, right=0.15,
                                bottom=0.7, top=0.85, wgap=0.3, hgap=1.05, sharex="row",
                                sharey="row", squeeze=False, min_width=figures.text_width(title) + 0.3)
@@ -84,17 +89,17 @@ def plot_score_histograms(samples: dict):
             grid = np.linspace(-limit, limit, 400)
             ax.hist(x, bins=np.linspace(-limit, limit, 61), density=True, color="tab:gray",
                     histtype="stepfilled", alpha=0.6,  # one polygon, not 60 bar patches
-                    label=f"samples, var {x.var():.1f}")
+                    label=_("samples, var {var}").format(var=f"{x.var():.1f}"))
             pdf = np.exp(-grid ** 2 / (2 * var)) / np.sqrt(2 * np.pi * var)
             ax.plot(grid, pdf, color="tab:red" if row == 0 else "tab:blue",
-                    label=f"N(0, {var:g}) density")
+                    label=_("N(0, {var}) density").format(var=f"{var:g}"))
             ax.set_title(f"{name}, $d_k$ = {d_k}")
             ax.set_xlabel(name)
             ax.legend(fontsize=SMALL, loc="upper right")
         axes[0, col].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5, steps=[1, 2, 5, 10]))
         axes[1, col].set_xticks([-4, -2, 0, 2, 4])
     for ax in axes[:, 0]:  # rows share y: one label on the left
-        ax.set_ylabel("density")
+        ax.set_ylabel(_("density"))
         ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
         top = max(a.dataLim.y1 for a in ax.get_shared_y_axes().get_siblings(ax))
         ax.set_ylim(0, 1.45 * top)  # room above the densities for the legends
@@ -107,8 +112,8 @@ def _draw_ten_key_bars(ax, weights, color, title):
     ax.set_ylim(0, 1.05)
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_xticks(np.arange(1, len(weights) + 1))
-    ax.set_xlabel("key j")
-    ax.set_ylabel(r"attention weight $p_j$")  # no 注意重み here: rotated, it is hard to read
+    ax.set_xlabel(_("key j"))
+    ax.set_ylabel(_(r"attention weight $p_j$"))  # no 注意重み here: rotated, it is hard to read
     ax.set_title(title)
     return bars
 
@@ -120,12 +125,13 @@ def plot_ten_key_softmax(p_raw, p_scaled, d_k: int):
     """
     fig, axes = fixed_subplots(1, 2, widths=4.6, heights=2.6, left=0.85, right=0.15, bottom=0.7,
                                top=0.95, wgap=0.3, sharey=True)
-    _draw_ten_key_bars(axes[0], p_raw, "tab:red", rf"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}")
+    _draw_ten_key_bars(axes[0], p_raw, "tab:red",
+                       _(r"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}").format(d_k=d_k))
     _draw_ten_key_bars(axes[1], p_scaled, "tab:blue",
-                       rf"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}")
+                       rf"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}")  # a formula only
     axes[1].set_ylabel("")  # shared y axis: one label, on the left
-    figures.suptitle(fig, f"One query, {len(p_raw)} keys: raw scores saturate, scaled scores "
-                          "spread out (注意重み = attention weights)")
+    figures.suptitle(fig, _("One query, {m} keys: raw scores saturate, scaled scores spread out "
+                            "(注意重み = attention weights)").format(m=len(p_raw)))
     return fig
 
 
@@ -136,24 +142,25 @@ def plot_saturation_small_multiples(weights: dict, seed: int = 0):
     draws, for the title.
     """
     d_ks = list(weights)
-    title = (f"Seed {seed} at growing d_k (a new draw per width): raw softmax saturates, "
-             "scaled does not")
+    title = _("Seed {seed} at growing d_k (a new draw per width): raw softmax saturates, "
+              "scaled does not").format(seed=seed)
     fig, axes = fixed_subplots(2, len(d_ks), widths=1.9, heights=1.5, left=1.05, right=0.15,
                                bottom=0.7, top=1.0, wgap=0.2, hgap=0.9, sharey=True,
                                squeeze=False, min_width=figures.text_width(title) + 0.3)
     for col, d_k in enumerate(d_ks):
-        for row, (p, color, name) in enumerate(zip(weights[d_k], ("tab:red", "tab:blue"),
-                                                   ("raw", "scaled"), strict=True)):
+        panel_titles = (_("raw, d_k = {d_k}\nmax {max}"), _("scaled, d_k = {d_k}\nmax {max}"))
+        for row, (p, color, panel_title) in enumerate(zip(weights[d_k], ("tab:red", "tab:blue"),
+                                                          panel_titles, strict=True)):
             ax, p = axes[row, col], np.asarray(p, dtype=float)
             m = len(p)
             ax.bar(np.arange(1, m + 1), p, color=color)
             ax.set_ylim(0, 1.05)
-            ax.set_title(f"{name}, d_k = {d_k}\nmax {p.max():.2f}", fontsize=SMALL)
+            ax.set_title(panel_title.format(d_k=d_k, max=f"{p.max():.2f}"), fontsize=SMALL)
             ax.set_xticks([1, m])
-        axes[1, col].set_xlabel("key j")  # both rows: the same keys
+        axes[1, col].set_xlabel(_("key j"))  # both rows: the same keys
     axes[0, 0].set_yticks([0, 0.5, 1])
-    axes[0, 0].set_ylabel("weight $p_j$ (raw)")
-    axes[1, 0].set_ylabel("weight $p_j$ (scaled)")
+    axes[0, 0].set_ylabel(_("weight $p_j$ (raw)"))
+    axes[1, 0].set_ylabel(_("weight $p_j$ (scaled)"))
     figures.suptitle(fig, title)
     return fig
 
@@ -182,30 +189,35 @@ class LiveSaturation(LiveFigure):
         ax_scaled.set_ylabel("")  # shared y axis: one label, on the left
         self.axes = {"raw": ax_raw, "scaled": ax_scaled}
         for ax in self.axes.values():  # two-line titles, as update() writes them
-            ax.set_title("softmax\nmax weight", fontsize=SMALL)
+            ax.set_title(_("softmax\nmax weight"), fontsize=SMALL)
         self.blit([*self.bars["raw"], *self.bars["scaled"], *(ax.title for ax in self.axes.values())])
 
     def update(self, d_k: int = 512) -> str:
         s = self.scores_for(d_k)
-        lines = [f"d_k = {d_k}, std of q.k = sqrt(d_k) = {np.sqrt(d_k):.1f}"]
+        numbers = {}
         for name, x in (("raw", s), ("scaled", s / np.sqrt(d_k))):
             p = ac.softmax(x)
             for bar, h in zip(self.bars[name], p, strict=True):
                 bar.set_height(h)
             sat = self.saturation(x)
-            numbers = (f"max weight {sat['max_weight']:.3f}, entropy {sat['entropy']:.3f} nats, "
-                       f"||J|| {sat['jacobian_norm']:.3f}")
+            text = _("max weight {max_weight}, entropy {entropy} nats, ||J|| {norm}")
+            numbers[name] = text.format(max_weight=f"{sat['max_weight']:.3f}",
+                                        entropy=f"{sat['entropy']:.3f}",
+                                        norm=f"{sat['jacobian_norm']:.3f}")
             label = "softmax(q k^T)" if name == "raw" else "softmax(q k^T / sqrt(d_k))"
-            self.axes[name].set_title(f"{label}, d_k = {d_k}\n{numbers}", fontsize=SMALL)  # no mathtext: fast
-            lines.append(f"{name:>6}: {numbers}")
-        return "\n".join(lines)
+            self.axes[name].set_title(f"{label}, d_k = {d_k}\n{numbers[name]}",
+                                      fontsize=SMALL)  # no mathtext: fast
+        # one text, so that a translation can align its own row names
+        return _("d_k = {d_k}, std of q.k = sqrt(d_k) = {std}\n"
+                 "   raw: {raw}\n"
+                 "scaled: {scaled}").format(d_k=d_k, std=f"{np.sqrt(d_k):.1f}", **numbers)
 
 
 # --- self-checks --------------------------------------------------------------
 
 def check_dot_product_variance(answer, d_k: int, scaled: bool = False) -> Verdict:
     """Check Var[q.k] = d_k (scaled=False) or Var[q.k / sqrt(d_k)] = 1 (scaled=True), entries i.i.d. (0, 1)."""
-    what = "Var[q.k / sqrt(d_k)]" if scaled else "Var[q.k]"
+    what = "Var[q.k / sqrt(d_k)]" if scaled else "Var[q.k]"  # formulas: the same in every language
     if scaled:
         expected = 1.0
         mistakes = {"var_before_scaling": d_k, "var_divided_by_sqrt": np.sqrt(d_k)}
@@ -213,31 +225,58 @@ def check_dot_product_variance(answer, d_k: int, scaled: bool = False) -> Verdic
         expected = float(d_k)
         mistakes = {"var_std_for_variance": np.sqrt(d_k), "var_after_scaling": 1.0}
     if not is_unanswered(answer) and np.ndim(answer) != 0:
-        return Verdict(WRONG, f"Give {what} as a single number, got shape {np.shape(answer)}.")
-    return check_value(answer, expected, f"{what} for d_k = {d_k}", mistakes)
+        return Verdict(WRONG, _("Give {what} as a single number, got shape {shape}.").format(
+            what=what, shape=np.shape(answer)))
+    return check_value(answer, expected, _("{what} for d_k = {d_k}").format(what=what, d_k=d_k),
+                       mistakes)
 
 
-WHY_SCALE_CHOICES = {
-    "a": "it makes q and k unit-length vectors",
-    "b": "it keeps the variance of the scores at 1, so the softmax does not saturate as d_k grows",
-    "c": "it makes each row of attention weights sum to 1",
-}
+class _ShownTexts(Mapping):
+    """A read-only {key: text} whose texts come out in the learner's language when read.
+
+    The notebook prints the choices itself (`for letter, text in nb03.WHY_SCALE_CHOICES.items()`),
+    in the same code in every edition: so the translation happens here, on every access.
+    """
+
+    def __init__(self, texts: dict):
+        self._texts = dict(texts)
+
+    def __getitem__(self, key):
+        return _(self._texts[key])
+
+    def __iter__(self):
+        return iter(self._texts)
+
+    def __len__(self):
+        return len(self._texts)
+
+    def __repr__(self):
+        return repr(dict(self))
+
+
+WHY_SCALE_CHOICES = _ShownTexts({
+    "a": N_("it makes q and k unit-length vectors"),
+    "b": N_("it keeps the variance of the scores at 1, so the softmax does not saturate as d_k "
+            "grows"),
+    "c": N_("it makes each row of attention weights sum to 1"),
+})
 
 
 def check_why_scale(answer) -> Verdict:
     """Multiple choice: why divide the scores by sqrt(d_k)? (see WHY_SCALE_CHOICES)."""
     if is_unanswered(answer):
-        return unanswered('choice ("a", "b" or "c")')
+        return unanswered(_('choice ("a", "b" or "c")'))
     choice = str(answer).strip().lower()
     if choice == "b":
-        return Verdict(CORRECT, "Correct: Var[q.k] = d_k, so the raw scores spread like sqrt(d_k) and "
-                                "push the softmax into saturation; dividing by sqrt(d_k) brings "
-                                "the variance back to 1 for every d_k.")
+        return Verdict(CORRECT, _("Correct: Var[q.k] = d_k, so the raw scores spread like "
+                                  "sqrt(d_k) and push the softmax into saturation; dividing by "
+                                  "sqrt(d_k) brings the variance back to 1 for every d_k."))
     if choice == "a":
         label, why = named("why_scale_length_myth")
-        return Verdict(MISTAKE, f"Not quite: that is the myth '{label}'. {sentence(why)}",
-                       "why_scale_length_myth")
+        return Verdict(MISTAKE, _("Not quite: that is the myth '{label}'. {why}").format(
+            label=label, why=sentence(why)), "why_scale_length_myth")
     if choice == "c":
-        _, why = named("why_scale_row_sums")
-        return Verdict(MISTAKE, f"Not quite: {why}", "why_scale_row_sums")
-    return Verdict(WRONG, f'Answer with one letter, "a", "b" or "c"; got {answer!r}.')
+        _label, why = named("why_scale_row_sums")  # not "_": that is the translation
+        return Verdict(MISTAKE, _("Not quite: {why}").format(why=why), "why_scale_row_sums")
+    return Verdict(WRONG, _('Answer with one letter, "a", "b" or "c"; got {answer!r}.').format(
+        answer=answer))

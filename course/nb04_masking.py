@@ -15,11 +15,13 @@ from course import figures
 from course.checks import MISTAKE, Verdict, check_value, named, sentence
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, fixed_subplots
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
-MASK_KINDS = ("none", "causal", "padding", "both")
+# the mask kinds: values of the widget's buttons and column titles of the figure, shown with _()
+MASK_KINDS = (N_("none"), N_("causal"), N_("padding"), N_("both"))
 
 
 def mask_for(kind: str, n: int, lengths, item: int) -> np.ndarray:
@@ -39,8 +41,8 @@ def _draw_weights_image(ax, n):
     im = ax.imshow(np.zeros((n, n)), cmap=cmap, vmin=0.0, vmax=1.0)
     ax.set_xticks(range(n))
     ax.set_yticks(range(n))
-    ax.set_xlabel("key position j")
-    ax.set_ylabel("query position i")
+    ax.set_xlabel(_("key position j"))
+    ax.set_ylabel(_("query position i"))
     return im
 
 
@@ -73,12 +75,14 @@ def plot_mask_patterns(lengths=(6, 4, 2), seed: int = 0):
             im = _draw_weights_image(ax, n)
             im.set_array(_masked_weights(Q[b], K[b], mask_for(kind, n, lengths, b)))
             ax.label_outer()  # axis labels on the outer panels only: the panels share them
-        axes[b, 0].set_ylabel(f"item {b} (length {length})\nquery position i")
+        axes[b, 0].set_ylabel(_("item {b} (length {length})\nquery position i").format(
+            b=b, length=length))
     for c, kind in enumerate(MASK_KINDS):  # one mask kind per column
-        axes[0, c].set_title(kind)
-    figures.colorbar(fig, im, axes, shrink=0.6, pad=0.2, label="attention weight (注意重み)")
-    figures.suptitle(fig, "Mask patterns (マスク): grey cells are blocked (-inf), rows sum to 1 "
-                          "over the rest")
+        axes[0, c].set_title(_(kind))
+    figures.colorbar(fig, im, axes, shrink=0.6, pad=0.2,
+                     label=_("attention weight (注意重み)"))
+    figures.suptitle(fig, _("Mask patterns (マスク): grey cells are blocked (-inf), rows sum to 1 "
+                            "over the rest"))
     return fig
 
 
@@ -107,10 +111,10 @@ class LiveMask(LiveFigure):
         self.ax_bar.set_ylim(0, 1.05)
         self.ax_bar.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         self.ax_bar.set_xticks(range(n))
-        self.ax_bar.set_xlabel("key position j")
-        self.ax_bar.set_ylabel("weight a_ij")  # plain, like the titles: 04 needs no mathtext
-        self.ax_im.set_title("mask", fontsize=SMALL)
-        self.ax_bar.set_title("query", fontsize=SMALL)
+        self.ax_bar.set_xlabel(_("key position j"))
+        self.ax_bar.set_ylabel(_("weight a_ij"))  # plain, like the titles: 04 needs no mathtext
+        self.ax_im.set_title(_("mask"), fontsize=SMALL)
+        self.ax_bar.set_title(_("query"), fontsize=SMALL)
         self.blit([self.im, self.row_box, *self.blocked, *self.bars, self.ax_im.title,
                    self.ax_bar.title])
 
@@ -124,13 +128,16 @@ class LiveMask(LiveFigure):
         for bar, grey, h, ok in zip(self.bars, self.blocked, row, allowed, strict=True):
             bar.set_height(h)  # a blocked key's weight is exactly 0
             grey.set_height(0.0 if ok else 1.05)
-        self.ax_im.set_title(f"mask: {mask}, item {item} (length {self.lengths[item]})",
-                             fontsize=SMALL)
+        length = self.lengths[item]
+        self.ax_im.set_title(_("mask: {mask}, item {item} (length {length})").format(
+            mask=_(mask), item=item, length=length), fontsize=SMALL)
         keys = [int(j) for j in np.flatnonzero(allowed)]
-        self.ax_bar.set_title(f"query i = {position} may attend to keys {keys} (grey: blocked)",
-                              fontsize=SMALL)
-        return (f"mask {mask}, batch item {item} (length {self.lengths[item]}), query {position}\n"
-                f"may attend to keys {keys}\nweights {np.array2string(row, precision=3)}")
+        self.ax_bar.set_title(_("query i = {position} may attend to keys {keys} (grey: blocked)")
+                              .format(position=position, keys=keys), fontsize=SMALL)
+        return _("mask {mask}, batch item {item} (length {length}), query {position}\n"
+                 "may attend to keys {keys}\nweights {weights}").format(
+            mask=_(mask), item=item, length=length, position=position, keys=keys,
+            weights=np.array2string(row, precision=3))
 
 
 # --- self-checks --------------------------------------------------------------
@@ -148,11 +155,11 @@ def check_causal_mask(answer, n: int) -> Verdict:
         "mask_finfo_min": np.where(future, np.finfo(float).min, 0.0),
         "mask_times_inf": np.where(future, -np.inf, np.nan),
     }
-    verdict = check_value(answer, right, f"causal mask for n = {n}", mistakes)
+    verdict = check_value(answer, right, _("causal mask for n = {n}").format(n=n), mistakes)
     if verdict.mistake in FINITE_FILLS:  # the same weights: another convention, not a bug
         label, why = named(verdict.mistake)
-        return Verdict(MISTAKE, f"Same weights, another convention: you wrote {label}. "
-                                f"{sentence(why)}", verdict.mistake)
+        return Verdict(MISTAKE, _("Same weights, another convention: you wrote {label}. {why}")
+                       .format(label=label, why=sentence(why)), verdict.mistake)
     return verdict
 
 

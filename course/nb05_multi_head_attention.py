@@ -25,12 +25,26 @@ from course.checks import (
 from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, attention_heatmap, fixed_subplots
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
 
+# The titles notebook 05 gives head_weights_row (section 6, the four hand-built heads): marked
+# here, translated where drawn, so that the Japanese edition's figure says them in Japanese.
+NOTEBOOK_TITLES = (N_("head 0: same token"), N_("head 1: previous token"),
+                   N_("head 2: first token"), N_("head 3: same word"),
+                   N_("Four hand-built heads of one multi-head attention (d_model = 12, h = 4)"))
+
+
+def _shown(text):
+    """A caller's title in the learner's language (itself if it has no translation)."""
+    return _(text) if text else text  # _("") would be the catalog's header
+
+
 def head_weights_row(weights, titles, labels=None, suptitle=None, cols_max: int = 2):
     """One annotated heatmap per head, in rows of at most cols_max. weights : (h, n, m)."""
+    titles, suptitle = [_shown(t) for t in titles], _shown(suptitle)
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 3:
         raise ValueError(f"weights must be (h, n, m), got shape {weights.shape}")
@@ -105,7 +119,7 @@ class LiveHeadCount(LiveFigure):
     def setup(self) -> None:
         n = self.data["X"].shape[0]
         self.axes, self.images, self.labels = [], [], []
-        for _ in range(self.max_heads):
+        for _head in range(self.max_heads):
             ax = self.fig.add_axes((0, 0, 0.1, 0.1))
             im = ax.imshow(np.zeros((n, n)), cmap="Blues", vmin=0.0, vmax=1.0, interpolation="none")
             ax.set_xticks([])
@@ -116,8 +130,9 @@ class LiveHeadCount(LiveFigure):
             self.axes.append(ax)
             self.images.append(im)
         self.title = self.fig.text(0.5, 0.97, "", ha="center", va="top", fontsize="large")
-        self.fig.text(0.5, 0.005, "each square: rows = query i, columns = key j "
-                      "(white 0 ... dark blue 1)", ha="center", va="bottom", fontsize=SMALL)
+        self.fig.text(0.5, 0.005, _("each square: rows = query i, columns = key j "
+                                    "(white 0 ... dark blue 1)"), ha="center", va="bottom",
+                      fontsize=SMALL)
         self.blit([*self.axes, *self.labels, self.title])  # axes move and hide: all of them change
 
     def update(self, h: int = 1) -> str:
@@ -125,8 +140,8 @@ class LiveHeadCount(LiveFigure):
         d_model = d["X"].shape[1]
         if h not in divisors(d_model) or h > self.max_heads:
             raise ValueError(f"h must divide d_model = {d_model} (one of {divisors(d_model)}), got {h}")
-        _, weights = ac.multi_head_attention(d["X"], d["X"], d["W_Q"], d["W_K"], d["W_V"],
-                                             d["W_O"], h)  # weights (h, n, n)
+        _output, weights = ac.multi_head_attention(d["X"], d["X"], d["W_Q"], d["W_K"], d["W_V"],
+                                                   d["W_O"], h)  # weights (h, n, n)
         d_k = d_model // h
         params = sum(d[k].size for k in ("W_Q", "W_K", "W_V", "W_O"))
         slots = _grid_positions(h) + [None] * (self.max_heads - h)  # hidden axes need no slot
@@ -135,26 +150,28 @@ class LiveHeadCount(LiveFigure):
             if r < h:
                 ax.set_position(pos)
                 im.set_array(weights[r])
-                self.labels[r].set_text(f"head {r}")  # heads counted from 0, as weights[r]
-        self.title.set_text(f"h = {h} heads of d_k = d_v = {d_k}  (d_model = {d_model}, "
-                            f"parameters 4 d_model² = {params})")
+                self.labels[r].set_text(_("head {r}").format(r=r))  # counted from 0, as weights[r]
+        self.title.set_text(_("h = {h} heads of d_k = d_v = {d_k}  (d_model = {d_model}, "
+                              "parameters 4 d_model² = {params})").format(
+                                  h=h, d_k=d_k, d_model=d_model, params=params))
         sharp = weights.max(axis=-1).mean(axis=-1)  # (h,) mean over queries of the largest weight
-        return (f"h = {h}: d_k = d_v = d_model / h = {d_k}; parameters = {params} "
-                f"(= 4 * {d_model}^2)\nmean largest weight per query, head by head: "
-                + " ".join(f"{s:.2f}" for s in sharp))
+        return _("h = {h}: d_k = d_v = d_model / h = {d_k}; parameters = {params} "
+                 "(= 4 * {d_model}^2)\nmean largest weight per query, head by head: {sharp}").format(
+                     h=h, d_k=d_k, params=params, d_model=d_model,
+                     sharp=" ".join(f"{s:.2f}" for s in sharp))
 
 
 def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
     """Small multiples: for each h in hs one row with the h heads' weights (n, n)."""
     X = data["X"]
     cols = max(hs)
-    title = "Same W_Q, W_K split into h heads: attention weights per head"
+    title = _("Same W_Q, W_K split into h heads: attention weights per head")
     fig, axes = fixed_subplots(len(hs), cols, widths=1.2, heights=1.2, left=1.25, right=1.15,
                                bottom=0.45, top=0.8, wgap=0.15, hgap=0.4, squeeze=False,
                                min_width=figures.text_width(title) + 0.3, widen="margins")
     for row, h in zip(axes, hs, strict=True):
-        _, weights = ac.multi_head_attention(X, X, data["W_Q"], data["W_K"], data["W_V"],
-                                             data["W_O"], h)  # (h, n, n)
+        _output, weights = ac.multi_head_attention(X, X, data["W_Q"], data["W_K"], data["W_V"],
+                                                   data["W_O"], h)  # (h, n, n)
         for r, ax in enumerate(row):
             ax.set_xticks([])
             ax.set_yticks([])
@@ -162,11 +179,11 @@ def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
                 ax.set_visible(False)
                 continue
             im = ax.imshow(weights[r], cmap="Blues", vmin=0.0, vmax=1.0)
-            ax.set_title(f"head {r}", fontsize=SMALL)
+            ax.set_title(_("head {r}").format(r=r), fontsize=SMALL)
         row[0].set_ylabel(f"h = {h}\nd_k = {X.shape[1] // h}")
-    figures.colorbar(fig, im, axes, shrink=0.6, pad=0.2, label="attention weight")
+    figures.colorbar(fig, im, axes, shrink=0.6, pad=0.2, label=_("attention weight"))
     figures.suptitle(fig, title)
-    fig.text(0.5, 0.12 / fig.get_figheight(), "each square: rows = query i, columns = key j",
+    fig.text(0.5, 0.12 / fig.get_figheight(), _("each square: rows = query i, columns = key j"),
              ha="center", va="bottom", fontsize=SMALL)
     return fig
 
@@ -176,21 +193,25 @@ def head_weights_by_h(data: dict, hs=(1, 2, 3, 6)):
 def check_W_O_shape(answer, d_model: int, h: int, d_k: int, d_v: int) -> Verdict:
     """Check the shape of W_O: (h*d_v, d_model)."""
     if is_unanswered(answer):
-        return unanswered("shape of W_O, as a tuple")
+        return unanswered(_("shape of W_O, as a tuple"))
     right = (h * d_v, d_model)
     try:
         got = tuple(int(x) for x in answer)
     except (TypeError, ValueError):
-        return Verdict(WRONG, f"Give the shape as a tuple of two integers, got {answer!r}.")
+        return Verdict(WRONG, _("Give the shape as a tuple of two integers, got {answer!r}.").format(
+            answer=answer))
     if got == right:
-        return Verdict(CORRECT, f"Correct: W_O has shape (h*d_v, d_model) = {right}.")
+        return Verdict(CORRECT, _("Correct: W_O has shape (h*d_v, d_model) = {right}.").format(
+            right=right))
     wrongs = {"W_O_uses_d_k": (h * d_k, d_model), "W_O_transposed": (d_model, h * d_v),
               "W_O_single_head": (d_v, d_model)}
     for key, shape in wrongs.items():
         if got == shape and shape != right:
             label, why = named(key)
-            return Verdict(MISTAKE, f"Not quite: {got} is the {label}. {sentence(why)}", key)
-    return Verdict(WRONG, f"Not quite: W_O has shape (h*d_v, d_model) = {right}, you gave {got}.")
+            return Verdict(MISTAKE, _("Not quite: {got} is the {label}. {why}").format(
+                got=got, label=label, why=sentence(why)), key)
+    return Verdict(WRONG, _("Not quite: W_O has shape (h*d_v, d_model) = {right}, you gave {got}.")
+                   .format(right=right, got=got))
 
 
 def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -> Verdict:
@@ -204,15 +225,15 @@ def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -
 
     h, d_model, width = num_heads, np.shape(X)[-1], np.shape(W_Q)[1]  # width = h*d_k
     d_k = width // h
-    right, _ = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, h, mask)
+    right, _weights = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, h, mask)
     mistakes = {"no_W_O": _concat_heads(X, W_Q, W_K, W_V, h, mask)}  # keys of checks.MISTAKES
     # dividing the scores by sqrt(D) instead of sqrt(d_k) = multiplying W_Q by sqrt(d_k / D)
-    scale = "sqrt(d_model) = sqrt(h*d_k)" if width == d_model else "sqrt(d_model)"
+    scale = _("sqrt(d_model) = sqrt(h*d_k)") if width == d_model else "sqrt(d_model)"
     mistakes["mha_scaled_by_d_model"] = mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / d_model))
     mistakes["mha_scaled_by_h_d_k"] = mha(W_Q=np.asarray(W_Q, dtype=float) * np.sqrt(d_k / width))
     mistakes["mha_not_split"] = mha(h=1)
     context = {"scale": scale, "d_k": d_k, "d_model": d_model, "width": width, "h": h}
-    return check_value(answer, right, "multi-head output", mistakes, context=context)
+    return check_value(answer, right, _("multi-head output"), mistakes, context=context)
 
 
 def _concat_heads(X, W_Q, W_K, W_V, h: int, mask=None) -> np.ndarray:
@@ -231,7 +252,7 @@ def check_mha_param_count(answer, d_model: int, h: int) -> Verdict:
     and W_O is (h*d_v, d_model) = (d_model, d_model), whatever h is.
     """
     if is_unanswered(answer):
-        return unanswered("number of parameters (an integer)")
+        return unanswered(_("number of parameters (an integer)"))
     if d_model % h:
         raise ValueError(f"h = {h} must divide d_model = {d_model}")
     d_k = d_v = d_model // h
@@ -245,14 +266,17 @@ def check_mha_param_count(answer, d_model: int, h: int) -> Verdict:
     if isinstance(answer, str):
         return count_in_quotes(answer)
     if not isinstance(answer, (int, np.integer, float, np.floating)) or isinstance(answer, bool):
-        return Verdict(WRONG, f"Give the count as one integer, got {answer!r}.")
+        return Verdict(WRONG, _("Give the count as one integer, got {answer!r}.").format(
+            answer=answer))
     for key, (value, context) in mistakes.items():
         if answer == value and value != right:
             label, why = named(key, **context)
-            return Verdict(MISTAKE, f"Not quite: {int(answer)} is what {label} gives. "
-                                    f"{sentence(why)}", key)
+            return Verdict(MISTAKE, _("Not quite: {got} is what {label} gives. {why}").format(
+                got=int(answer), label=label, why=sentence(why)), key)
     if answer == right:
-        return Verdict(CORRECT, f"Correct: 4 * d_model^2 = {right} weights, the same for every h "
-                                f"(here h = {h}, d_k = d_v = {d_k}).")
-    return Verdict(WRONG, f"Not quite: you gave {answer!r}. Add up the sizes of W_Q, W_K, W_V "
-                          f"(d_model, h*d_k) and W_O (h*d_v, d_model) with d_k = d_v = d_model/h.")
+        return Verdict(CORRECT, _("Correct: 4 * d_model^2 = {right} weights, the same for every h "
+                                  "(here h = {h}, d_k = d_v = {d_k}).").format(right=right, h=h,
+                                                                              d_k=d_k))
+    return Verdict(WRONG, _("Not quite: you gave {answer!r}. Add up the sizes of W_Q, W_K, W_V "
+                            "(d_model, h*d_k) and W_O (h*d_v, d_model) with d_k = d_v = "
+                            "d_model/h.").format(answer=answer))

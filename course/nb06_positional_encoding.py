@@ -16,6 +16,7 @@ from course import figures
 from course.checks import Verdict, check_value
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, fixed_subplots
+from course.i18n import _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -25,9 +26,10 @@ def pe_heatmap(num_positions: int = 64, d_model: int = 32):
     pe = ac.sinusoidal_positional_encoding(num_positions, d_model)  # (num_positions, d_model)
     fig, ax = fixed_subplots(widths=6.4, heights=3.4, left=0.8, right=1.25, bottom=0.7, top=0.45)
     im = ax.imshow(pe, cmap="RdBu_r", vmin=-1.0, vmax=1.0, aspect="auto", interpolation="nearest")
-    ax.set_xlabel("dimension of PE (even 2i: sin, odd 2i+1: cos)")
-    ax.set_ylabel("position pos")
-    ax.set_title(f"Sinusoidal positional encoding PE (位置エンコーディング), d_model = {d_model}")
+    ax.set_xlabel(_("dimension of PE (even 2i: sin, odd 2i+1: cos)"))
+    ax.set_ylabel(_("position pos"))
+    ax.set_title(_("Sinusoidal positional encoding PE (位置エンコーディング), d_model = {d_model}")
+                 .format(d_model=d_model))
     figures.colorbar(fig, im, ax, label="PE(pos, dim)")
     return fig
 
@@ -41,10 +43,12 @@ def pe_curves(num_positions: int = 100, d_model: int = 32, columns=(0, 1, 6, 14)
         wave = "sin" if c % 2 == 0 else "cos"
         wavelength = 2 * np.pi * 10000.0 ** (2 * i / d_model)
         ax.plot(np.arange(num_positions), pe[:, c], lw=1.5, marker=".", ms=6,
-                label=f"dim {c} = {wave}, i = {i}\nwavelength {wavelength:.1f}")
-    ax.set_xlabel("position pos (integers only: the dots)")
+                label=_("dim {c} = {wave}, i = {i}\nwavelength {wavelength}").format(
+                    c=c, wave=wave, i=i, wavelength=f"{wavelength:.1f}"))
+    ax.set_xlabel(_("position pos (integers only: the dots)"))
     ax.set_ylabel("PE(pos, dim)")
-    ax.set_title(f"Columns of PE: low dimensions oscillate fast, high ones slowly (d_model = {d_model})")
+    ax.set_title(_("Columns of PE: low dimensions oscillate fast, high ones slowly "
+                   "(d_model = {d_model})").format(d_model=d_model))
     ax.set_yticks([-1, -0.5, 0, 0.5, 1])
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=SMALL)
     return fig
@@ -63,11 +67,12 @@ def pe_dot_vs_offset(ks, dots, positions, d_model: int):
     styles = ["-", "--", ":", "-."]
     for idx, (p, row) in enumerate(zip(positions, dots, strict=True)):
         ax.plot(ks, row, styles[idx % len(styles)], lw=3 - 0.6 * idx, label=f"p = {p}")
-    ax.set_xlabel("offset k")
+    ax.set_xlabel(_("offset k"))
     ax.set_ylabel("PE(p) · PE(p + k)")
-    ax.set_title(f"Dot product of two encodings depends on the offset k only (d_model = {d_model})")
+    ax.set_title(_("Dot product of two encodings depends on the offset k only "
+                   "(d_model = {d_model})").format(d_model=d_model))
     ax.axhline(0, color="grey", lw=0.8)
-    ax.legend(title="start position")
+    ax.legend(title=_("start position"))
     return fig
 
 
@@ -107,7 +112,7 @@ class LivePositionalEncoding(LiveFigure):
         ax_bar.set_xticks([0, 0.5, 1], ["0", "d_model/2", "d_model"])
         ax_bar.set_ylim(-1.1, 1.1)
         ax_bar.set_yticks([-1, 0, 1])
-        ax_bar.set_xlabel("dimension of PE (blue: sin at 2i, orange: cos at 2i+1)")
+        ax_bar.set_xlabel(_("dimension of PE (blue: sin at 2i, orange: cos at 2i+1)"))
         ax_bar.set_ylabel("PE(pos, dim)")
         self.ax_bar = ax_bar
         ax_dot.axhline(0, color="grey", lw=0.8)
@@ -117,7 +122,7 @@ class LivePositionalEncoding(LiveFigure):
         ax_dot.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5, integer=True))
         ax_dot.set_ylim(-1.1, 1.1)
         ax_dot.set_yticks([-1, -0.5, 0, 0.5, 1])
-        ax_dot.set_xlabel("offset k")
+        ax_dot.set_xlabel(_("offset k"))
         ax_dot.set_ylabel("PE(pos) · PE(pos + k) / (d_model/2)")
         self.ax_dot = ax_dot
         self.bar_title = ax_bar.set_title(" ", fontsize="medium")
@@ -140,17 +145,19 @@ class LivePositionalEncoding(LiveFigure):
         dots = pe[pos:] @ pe[pos]  # (max_k+1, d_model) @ (d_model,) -> (max_k+1,)
         self.line.set_ydata(dots)
         self.line.set_transform(Affine2D().scale(1.0, 2.0 / d_model) + self.ax_dot.transData)
-        self.dot_title.set_text(f"from pos = {pos}: largest at k = 0 (d_model/2 = {d_model // 2})")
+        self.dot_title.set_text(_("from pos = {pos}: largest at k = 0 (d_model/2 = {half})").format(
+            pos=pos, half=d_model // 2))
         first = " ".join(f"{v:.3f}" for v in pe[pos, :6])
-        return (f"pos = {pos}, d_model = {d_model}\nPE(pos)[:6] = {first}\n"
-                f"PE(pos) . PE(pos) = {pe[pos] @ pe[pos]:.3f} (= d_model/2)\n"
-                "PE(pos) . PE(pos+k) for k = 1, 5, 20: "
-                + " ".join(f"{dots[k]:.3f}" for k in (1, 5, 20)))
+        return _("pos = {pos}, d_model = {d_model}\nPE(pos)[:6] = {first}\n"
+                 "PE(pos) . PE(pos) = {norm} (= d_model/2)\n"
+                 "PE(pos) . PE(pos+k) for k = 1, 5, 20: {dots}").format(
+                     pos=pos, d_model=d_model, first=first, norm=f"{pe[pos] @ pe[pos]:.3f}",
+                     dots=" ".join(f"{dots[k]:.3f}" for k in (1, 5, 20)))
 
 
 def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
     """Small multiples of PE(pos) as bars: one row per d_model, one column per position."""
-    title = "The encoding vector of a few positions (blue: sin, orange: cos)"
+    title = _("The encoding vector of a few positions (blue: sin, orange: cos)")
     fig, axes = fixed_subplots(len(d_models), len(positions), widths=2.4, heights=1.6,
                                left=0.9, right=0.15, bottom=0.7, top=0.85, wgap=0.2, hgap=0.8,
                                sharey=True, squeeze=False, min_width=figures.text_width(title) + 0.3)
@@ -167,7 +174,7 @@ def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
             ax.set_ylim(-1.1, 1.1)
             ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, integer=True))
             ax.set_title(f"PE({pos}), d_model = {d_model}", fontsize=SMALL)
-            ax.set_xlabel("dimension")
+            ax.set_xlabel(_("dimension"))
         row[0].set_yticks([-1, 0, 1])
         row[0].set_ylabel("PE(pos, dim)")
     figures.suptitle(fig, title)
@@ -185,8 +192,9 @@ def check_pe_entry(answer, pos: int, dim: int, d_model: int) -> Verdict:
     angle = pos / 10000.0 ** (2 * i / d_model)
     right = float(ac.sinusoidal_positional_encoding(pos + 1, d_model)[pos, dim])
     i_up = (dim + 1) // 2  # ceil(dim / 2): the pair index rounded up
-    context = {"dim": dim, "parity": "even" if dim % 2 == 0 else "odd", "i": i, "two_i": 2 * i,
-               "d_model": d_model, "i_up": i_up, "two_i_up": 2 * i_up}
+    parity = _("even") if dim % 2 == 0 else _("odd")  # fills the why of pe_swapped_sin_cos
+    context = {"dim": dim, "parity": parity, "i": i, "two_i": 2 * i, "d_model": d_model,
+               "i_up": i_up, "two_i_up": 2 * i_up}
     values = {
         "pe_swapped_sin_cos": wrong_fn(angle),
         "pe_exponent_i": right_fn(pos / 10000.0 ** (i / d_model)),
@@ -204,4 +212,4 @@ def check_permuted_output(answer, Y, perm) -> Verdict:
     Y = np.asarray(Y, dtype=float)
     perm = np.asarray(perm)
     mistakes = {"pe_not_permuted": Y, "pe_inverse_permutation": Y[np.argsort(perm)]}
-    return check_value(answer, Y[perm], "output for X[perm]", mistakes)
+    return check_value(answer, Y[perm], _("output for X[perm]"), mistakes)

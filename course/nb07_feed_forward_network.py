@@ -25,6 +25,7 @@ from course.checks import (
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
+from course.i18n import _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -35,19 +36,20 @@ def locality_figure(delta_ffn, delta_attn, changed: int):
     vmax = max(delta_ffn.max(), delta_attn.max(), 1e-12)
     fig, axes = fixed_subplots(1, 2, widths=3.6, heights=2.6, left=0.85, right=1.2, bottom=0.7,
                                top=0.9, wgap=0.95)
-    for ax, d, name in zip(axes, (delta_ffn, delta_attn), ("FFN (位置ごと)", "self-attention"),
+    for ax, d, name in zip(axes, (delta_ffn, delta_attn), (_("FFN (位置ごと)"), _("self-attention")),
                            strict=True):
         im = ax.imshow(d, cmap="Reds", vmin=0.0, vmax=vmax, aspect="auto")
         n, d_model = d.shape
         ax.set_xticks(range(d_model))
         ax.set_yticks(range(n))
-        ax.set_xlabel("feature (d_model axis)")
-        ax.set_ylabel("output position i")
+        ax.set_xlabel(_("feature (d_model axis)"))
+        ax.set_ylabel(_("output position i"))
         ax.set_title(name)
         ax.axhline(changed - 0.5, color="k", lw=1, ls="--")
         ax.axhline(changed + 0.5, color="k", lw=1, ls="--")
-    figures.colorbar(fig, im, axes, label="|Δ output|")
-    figures.suptitle(fig, f"|Δ output| after changing input row {changed} (dashed)")
+    figures.colorbar(fig, im, axes, label=_("|Δ output|"))
+    figures.suptitle(fig, _("|Δ output| after changing input row {changed} (dashed)").format(
+        changed=changed))
     return fig
 
 
@@ -58,19 +60,19 @@ def influence_figure(infl_ffn, infl_attn):
     fig, axes = fixed_subplots(1, 2, widths=side, heights=side, left=0.85, right=1.35,
                                bottom=0.7, top=0.45, wgap=0.95)
     vmax = max(np.max(infl_ffn), np.max(infl_attn))
-    for ax, M, name in zip(axes, (infl_ffn, infl_attn), ("FFN", "self-attention"), strict=True):
+    for ax, M, name in zip(axes, (infl_ffn, infl_attn), ("FFN", _("self-attention")), strict=True):
         M = np.asarray(M, dtype=float)
         im = ax.imshow(M, cmap="Purples", vmin=0.0, vmax=vmax)
         ax.set_xticks(range(n))
         ax.set_yticks(range(n))
-        ax.set_xlabel("input position j")
-        ax.set_ylabel("output position i")
+        ax.set_xlabel(_("input position j"))
+        ax.set_ylabel(_("output position i"))
         ax.set_title(f"{name}: ||∂out_i / ∂x_j||")
         for i in range(n):
             for j in range(n):
                 ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", fontsize=SMALL,
                         color="white" if M[i, j] > 0.6 * vmax else "black")
-    figures.colorbar(fig, im, axes, label="size of the Jacobian block")
+    figures.colorbar(fig, im, axes, label=_("size of the Jacobian block"))
     return fig
 
 
@@ -110,16 +112,18 @@ def convex_hull_figure(V, O):
     height = 4.0  # inches; the width follows from the data (equal scales)
     fig, ax = fixed_subplots(widths=height * (x1 - x0) / (y1 - y0), heights=height, left=0.8,
                              right=3.0, bottom=0.7, top=0.75)
-    ax.fill(hull[:, 0], hull[:, 1], color="C0", alpha=0.15, label="convex hull of the values")
-    ax.scatter(O[:, 0], O[:, 1], s=8, color="C1", alpha=0.6, label=r"attention outputs $o_i = \sum_j a_{ij} v_j$")
-    ax.scatter(V[:, 0], V[:, 1], s=90, color="C0", edgecolor="k", zorder=3, label=r"value vectors $v_j$")
+    ax.fill(hull[:, 0], hull[:, 1], color="C0", alpha=0.15, label=_("convex hull of the values"))
+    ax.scatter(O[:, 0], O[:, 1], s=8, color="C1", alpha=0.6,
+               label=_(r"attention outputs $o_i = \sum_j a_{ij} v_j$"))
+    ax.scatter(V[:, 0], V[:, 1], s=90, color="C0", edgecolor="k", zorder=3,
+               label=_(r"value vectors $v_j$"))
     for j, v in enumerate(V):
         ax.annotate(f"$v_{j + 1}$", v, textcoords="offset points", xytext=(6, 6), fontsize=13)
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
-    ax.set_xlabel("value feature 1")
-    ax.set_ylabel("value feature 2")
-    ax.set_title("Attention outputs are convex combinations\n(バリューの凸結合)")
+    ax.set_xlabel(_("value feature 1"))
+    ax.set_ylabel(_("value feature 2"))
+    ax.set_title(_("Attention outputs are convex combinations\n(バリューの凸結合)"))
     ax.legend(loc="upper left", bbox_to_anchor=(1.03, 1.0), fontsize=SMALL, borderaxespad=0.0)
     ax.set_aspect("equal")
     return fig
@@ -137,20 +141,21 @@ def bent_line_figure(ffn, start, end, kinks, num: int = 401):
     kinks = np.asarray(kinks, dtype=float)
     fig, axes = fixed_subplots(1, 2, widths=4.0, heights=2.7, left=0.85, right=0.15, bottom=0.7,
                                top=1.2, wgap=0.95)
-    for ax, pts, title in zip(axes, (line, image), ("input: a straight segment x(t)",
-                                                          "output: FFN(x(t))"), strict=True):
-        ax.plot(pts[:, 0], pts[:, 1], color="C0", lw=2.5, label="path")
+    for ax, pts, title in zip(axes, (line, image), (_("input: a straight segment x(t)"),
+                                                          _("output: FFN(x(t))")), strict=True):
+        ax.plot(pts[:, 0], pts[:, 1], color="C0", lw=2.5, label=_("path"))
         ax.plot(*pts[0], "o", color="C2", ms=9, label="t = 0")
         ax.plot(*pts[-1], "s", color="C3", ms=9, label="t = 1")
-        ax.set_xlabel("feature 1")
-        ax.set_ylabel("feature 2")
+        ax.set_xlabel(_("feature 1"))
+        ax.set_ylabel(_("feature 2"))
         ax.set_title(title)
         ax.margins(0.08)
     if len(kinks):
         k_pts = ac.feed_forward(start[None, :] + kinks[:, None] * (end - start)[None, :],
                                 ffn.W_1, ffn.b_1, ffn.W_2, ffn.b_2)
-        axes[1].plot(k_pts[:, 0], k_pts[:, 1], "kx", ms=10, mew=2, label="a hidden unit switches")
-    figures.suptitle(fig, "A linear map keeps lines straight; the ReLU in the FFN bends them")
+        axes[1].plot(k_pts[:, 0], k_pts[:, 1], "kx", ms=10, mew=2,
+                     label=_("a hidden unit switches"))
+    figures.suptitle(fig, _("A linear map keeps lines straight; the ReLU in the FFN bends them"))
     handles = axes[1].get_lines()  # the same marks in both panels: one legend, under the title
     fig.legend(handles=handles, loc="upper center", ncols=len(handles), frameon=False,
                bbox_to_anchor=(0.5, 1 - 0.42 / fig.get_figheight()))
@@ -170,13 +175,14 @@ def ffn_1d_figure(xs, hinges, output, corners):
     xs, hinges, output = (np.asarray(a, dtype=float) for a in (xs, hinges, output))
     fig, ax = fixed_subplots(widths=5.6, heights=3.2, left=0.8, right=3.3, bottom=0.7, top=0.45)
     for j in range(hinges.shape[1]):
-        ax.plot(xs, hinges[:, j], ls="--", lw=1.5, label=f"unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}")
-    ax.plot(xs, output, color="k", lw=3, label="FFN(x) = sum of units + b_2")
+        ax.plot(xs, hinges[:, j], ls="--", lw=1.5,
+                label=_("unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}").format(j=j))
+    ax.plot(xs, output, color="k", lw=3, label=_("FFN(x) = sum of units + b_2"))
     for xk in _in_range(corners, xs[0], xs[-1]):
         ax.axvline(xk, color="0.6", lw=0.8, ls=":")
-    ax.set_xlabel("input x (d_model = 1)")
-    ax.set_ylabel("output")
-    ax.set_title("FFN on a 1-D input: piecewise linear, bent where a unit switches (dotted)",
+    ax.set_xlabel(_("input x (d_model = 1)"))
+    ax.set_ylabel(_("output"))
+    ax.set_title(_("FFN on a 1-D input: piecewise linear, bent where a unit switches (dotted)"),
                  loc="left")
     ax.legend(fontsize=SMALL, loc="upper left", bbox_to_anchor=(1.03, 1.0), borderaxespad=0.0)
     return fig
@@ -213,8 +219,8 @@ class LiveFFN1D(LiveFigure):
         ax_f.plot(xs, ys, color="k", lw=2, label="FFN(x)")
         for xk in _in_range(self.corners, *self.x_range):
             ax_f.axvline(xk, color="0.6", lw=0.8, ls=":")
-        (self.point,) = ax_f.plot([], [], "o", color="C3", ms=11, label="current x")
-        ax_f.set_xlabel("input x (d_model = 1)")
+        (self.point,) = ax_f.plot([], [], "o", color="C3", ms=11, label=_("current x"))
+        ax_f.set_xlabel(_("input x (d_model = 1)"))
         ax_f.set_ylabel("FFN(x)")
         ax_f.legend(loc="best", fontsize=SMALL)  # computed once: the legend is static
         self.title = ax_f.set_title("")
@@ -223,9 +229,9 @@ class LiveFFN1D(LiveFigure):
         self.bars = ax_h.bar(range(d_ff), np.zeros(d_ff), color="C2", edgecolor="k")
         ax_h.set_ylim(0, 1.1 * top)
         ax_h.set_xticks(range(d_ff))
-        ax_h.set_xlabel("hidden unit j (d_ff axis)")
+        ax_h.set_xlabel(_("hidden unit j (d_ff axis)"))
         ax_h.set_ylabel("ReLU(x w1_j + b1_j)")
-        ax_h.set_title("hidden units (grey = off)")
+        ax_h.set_title(_("hidden units (grey = off)"))
         self.update(x=0.0)  # a title of its real size for the one layout
         self.blit([self.point, *self.bars, self.title])
 
@@ -240,9 +246,12 @@ class LiveFFN1D(LiveFigure):
             bar.set_height(hv)
             bar.set_facecolor("C2" if zv > 0 else "0.75")
         on = int(np.sum(z > 0))
-        self.title.set_text(f"x = {x:+.2f}: FFN(x) = {y:+.3f}, {on} of {len(z)} units on")
-        return (f"x = {x:+.2f}\nz = x W_1 + b_1 = {_fmt(z)}\nReLU(z)         = {_fmt(hidden)}\n"
-                f"units on: {on} of {len(z)}\nFFN(x) = ReLU(z) W_2 + b_2 = {y:+.4f}")
+        self.title.set_text(_("x = {x}: FFN(x) = {y}, {on} of {units} units on").format(
+            x=f"{x:+.2f}", y=f"{y:+.3f}", on=on, units=len(z)))
+        return _("x = {x}\nz = x W_1 + b_1 = {z}\nReLU(z)         = {hidden}\n"
+                 "units on: {on} of {units}\nFFN(x) = ReLU(z) W_2 + b_2 = {y}").format(
+                     x=f"{x:+.2f}", z=_fmt(z), hidden=_fmt(hidden), on=on, units=len(z),
+                     y=f"{y:+.4f}")
 
 
 # --- self-checks --------------------------------------------------------------
@@ -255,19 +264,22 @@ def ffn_param_count(d_model: int, d_ff: int) -> int:
 def check_ffn_param_count(answer, d_model: int, d_ff: int) -> Verdict:
     """Check the FFN parameter count; recognise forgotten biases and the attention-like 4 d_model^2."""
     if is_unanswered(answer):
-        return unanswered("parameter count (an integer)")
+        return unanswered(_("parameter count (an integer)"))
     if isinstance(answer, str):
         return count_in_quotes(answer)
     try:
         got = int(answer)
     except (TypeError, ValueError):
-        return Verdict(WRONG, f"Give the count as one integer, got {answer!r}.")
+        return Verdict(WRONG, _("Give the count as one integer, got {answer!r}.").format(
+            answer=answer))
     if got != answer:
-        return Verdict(WRONG, f"A parameter count is a whole number, got {answer!r}.")
+        return Verdict(WRONG, _("A parameter count is a whole number, got {answer!r}.").format(
+            answer=answer))
     right = ffn_param_count(d_model, d_ff)
     if got == right:
-        return Verdict(CORRECT, f"Correct: 2 d_model d_ff + d_ff + d_model = 2*{d_model}*{d_ff} + "
-                                f"{d_ff} + {d_model} = {right:,}.")
+        return Verdict(CORRECT, _("Correct: 2 d_model d_ff + d_ff + d_model = 2*{d_model}*{d_ff} + "
+                                  "{d_ff} + {d_model} = {right}.").format(
+                                      d_model=d_model, d_ff=d_ff, right=f"{right:,}"))
     wrongs = {"ffn_no_biases": 2 * d_model * d_ff,
               "ffn_one_bias": (2 * d_model * d_ff + d_ff, 2 * d_model * d_ff + d_model),
               "ffn_counted_like_attention": (4 * d_model ** 2, 4 * d_model ** 2 + 4 * d_model),
@@ -275,11 +287,11 @@ def check_ffn_param_count(answer, d_model: int, d_ff: int) -> Verdict:
     for key, values in wrongs.items():
         if got in np.atleast_1d(values):
             label, why = named(key)
-            return Verdict(MISTAKE, f"Not quite: {got:,} is what {label} gives. "
-                                    f"{sentence(why)}", key)
-    return Verdict(WRONG, f"Not quite: you gave {got:,}. Count W_1 (d_model x d_ff), b_1 (d_ff), "
-                          f"W_2 (d_ff x d_model) and b_2 (d_model) with d_model = {d_model}, "
-                          f"d_ff = {d_ff}.")
+            return Verdict(MISTAKE, _("Not quite: {got} is what {label} gives. {why}").format(
+                got=f"{got:,}", label=label, why=sentence(why)), key)
+    return Verdict(WRONG, _("Not quite: you gave {got}. Count W_1 (d_model x d_ff), b_1 (d_ff), "
+                            "W_2 (d_ff x d_model) and b_2 (d_model) with d_model = {d_model}, "
+                            "d_ff = {d_ff}.").format(got=f"{got:,}", d_model=d_model, d_ff=d_ff))
 
 
 def check_ffn_output(answer, X, W_1, b_1, W_2, b_2) -> Verdict:
@@ -291,4 +303,4 @@ def check_ffn_output(answer, X, W_1, b_1, W_2, b_2) -> Verdict:
                 "ffn_no_relu": Z @ W_2 + b_2,
                 "ffn_missing_b_1": ac.relu(X @ W_1) @ W_2 + b_2,
                 "ffn_missing_b_2": ac.relu(Z) @ W_2}
-    return check_value(answer, right, "FFN output", mistakes)
+    return check_value(answer, right, _("FFN output"), mistakes)

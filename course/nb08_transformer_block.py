@@ -25,6 +25,7 @@ from course.checks import (
 from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, attention_heatmap, fixed_subplots
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -45,11 +46,15 @@ def _set_annotated(im, texts, W):
 
 
 # The three kinds of attention in the paper's figure: (label, colour, where Q, K and V come from).
+# The English kind is also the box's gid; both texts are shown through _() (in the learner's language).
 ATTENTION_KINDS = {
-    "encoder self-attention": ("#6baed6", "Q, K, V from the encoder's states"),
-    "masked decoder self-attention": ("#fd8d3c", "Q, K, V from the decoder's states, causal mask"),
-    "cross-attention": ("#74c476", "Q from the decoder, K, V from the encoder output"),
+    N_("encoder self-attention"): ("#6baed6", N_("Q, K, V from the encoder's states")),
+    N_("masked decoder self-attention"): ("#fd8d3c",
+                                          N_("Q, K, V from the decoder's states, causal mask")),
+    N_("cross-attention"): ("#74c476", N_("Q from the decoder, K, V from the encoder output")),
 }
+# The boxes' own texts are the paper's labels (Figure 1 of Vaswani et al.), kept as they are in
+# every language: the Japanese prose of notebook 08 quotes them ("Multi-Head Attention", "Add & Norm").
 _PLAIN_BOXES = {"Add & Norm": "#fff7bc", "Feed Forward": "#d9d9d9", "Input embedding": "#f2d7e3",
                 "Output embedding": "#f2d7e3", "Linear": "#e5e5f5", "Softmax": "#e5e5f5"}
 
@@ -74,7 +79,7 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
         ax.add_patch(FancyBboxPatch((x - w / 2, y - hgt / 2), w, hgt, boxstyle="round,pad=0.04",
                                     facecolor=colour, edgecolor="black", linewidth=1.2,
                                     gid=kind or f"box: {text}"))
-        label = f"{text}\n({kind})" if kind else text
+        label = f"{text}\n({_(kind)})" if kind else text
         ax.text(x, y, label, ha="center", va="center", fontsize=10 if kind else 11)
 
     def arrow(x0, y0, x1, y1):
@@ -109,7 +114,7 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
         ax.add_patch(Circle((x, 2.0), 0.2, facecolor="white", edgecolor="black", lw=1.2))
         ax.text(x, 2.0, "+", ha="center", va="center", fontsize=13)
         arrow(x, 1.0 + hgt / 2 + 0.04, x, 1.8)
-        ax.text(x + side * 0.45, 2.0, "positional\nencoding", ha="left" if side > 0 else "right",
+        ax.text(x + side * 0.45, 2.0, _("positional\nencoding"), ha="left" if side > 0 else "right",
                 va="center", fontsize=SMALL)
 
     def frame(x, y0, y1, side):
@@ -120,8 +125,8 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
                 ha="left" if side > 0 else "right", va="center", fontsize=13)
 
     enc_x, dec_x = 2.4, 7.3
-    inputs(enc_x, "inputs (source tokens)", "Input embedding", side=-1)
-    inputs(dec_x, "outputs, shifted right (target tokens)", "Output embedding", side=1)
+    inputs(enc_x, _("inputs (source tokens)"), "Input embedding", side=-1)
+    inputs(dec_x, _("outputs, shifted right (target tokens)"), "Output embedding", side=1)
     frame(enc_x, 2.55, 6.6, side=-1)
     frame(dec_x, 2.55, 8.6, side=1)
     arrow(enc_x, 2.2, enc_x, 3.3 - hgt / 2 - 0.04)
@@ -136,22 +141,22 @@ def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2
     ax.plot([enc_x, enc_x, x_turn, x_turn], [enc_top + hgt / 2 + 0.04, 7.1, 7.1, y_cross],
             color="black", lw=1.2)
     arrow(x_turn, y_cross, dec_x - w / 2 - 0.04, y_cross)
-    ax.text(x_turn + 0.1, 6.6, "memory:\nK and V", ha="left", va="center", fontsize=SMALL)
+    ax.text(x_turn + 0.1, 6.6, _("memory:\nK and V"), ha="left", va="center", fontsize=SMALL)
     ax.text(dec_x + 0.12, y_cross - 0.55, "Q", ha="left", va="center", fontsize=SMALL)
     box(dec_x, 9.5, "Linear")
     box(dec_x, 10.5, "Softmax")
     up(dec_x, dec_top, 9.5)
     up(dec_x, 9.5, 10.5)
     arrow(dec_x, 10.5 + hgt / 2 + 0.04, dec_x, 11.3)
-    ax.text(dec_x, 11.5, "next-token probabilities", ha="center", va="center", fontsize=10)
-    ax.text(enc_x, 7.5, "encoder", ha="center", va="center", fontsize=13)
-    ax.text(dec_x - w / 2 - 0.35, 9.5, "decoder", ha="right", va="center", fontsize=13)
-    handles = [Patch(facecolor=colour, edgecolor="black", label=f"{kind}: {source}")
+    ax.text(dec_x, 11.5, _("next-token probabilities"), ha="center", va="center", fontsize=10)
+    ax.text(enc_x, 7.5, _("encoder"), ha="center", va="center", fontsize=13)
+    ax.text(dec_x - w / 2 - 0.35, 9.5, _("decoder"), ha="right", va="center", fontsize=13)
+    handles = [Patch(facecolor=colour, edgecolor="black", label=f"{_(kind)}: {_(source)}")
                for kind, (colour, source) in ATTENTION_KINDS.items()]
     ax.legend(handles=handles, loc="upper left", fontsize=SMALL, frameon=True,
-              title=f"{num_layers_paper}× = {num_layers_paper} layers in the paper, "
-                    f"{num_layers_here} in this notebook", title_fontsize=SMALL)
-    ax.set_title("The Transformer of Vaswani et al. (2017), redrawn: which attention is which")
+              title=_("{paper}× = {paper} layers in the paper, {here} in this notebook").format(
+                  paper=num_layers_paper, here=num_layers_here), title_fontsize=SMALL)
+    ax.set_title(_("The Transformer of Vaswani et al. (2017), redrawn: which attention is which"))
     return fig
 
 
@@ -160,20 +165,21 @@ def block_attention_grid(self_weights, cross_weights, tgt_labels, src_labels, he
     L = len(self_weights)
     n, m = np.shape(cross_weights[0])[-2:]
     cell = 0.62  # inches per weight: room for its value at 10 pt
-    title = f"Decoder attention, head {head} (random weights, untrained): rows = decoder queries"
+    title = _("Decoder attention, head {head} (random weights, untrained): rows = decoder "
+              "queries").format(head=head)
     fig, axes = fixed_subplots(L, 2, widths=[cell * n, cell * m], heights=cell * n, left=1.45,
                                right=0.15, bottom=0.75, top=0.9, wgap=1.45, hgap=1.05,
                                squeeze=False, min_width=figures.text_width(title) + 0.3,
                                widen="margins")
     for k in range(L):
         attention_heatmap(self_weights[k][head], tgt_labels, tgt_labels, ax=axes[k, 0],
-                          title=f"layer {k + 1}: masked self (n, n)")
+                          title=_("layer {layer}: masked self (n, n)").format(layer=k + 1))
         attention_heatmap(cross_weights[k][head], tgt_labels, src_labels, ax=axes[k, 1],
-                          title=f"layer {k + 1}: cross (n, m)")
-        axes[k, 0].set_xlabel("key: decoder position j")
-        axes[k, 0].set_ylabel("query: decoder position i")
-        axes[k, 1].set_xlabel("key/value: encoder position j")
-        axes[k, 1].set_ylabel("query: decoder position i")
+                          title=_("layer {layer}: cross (n, m)").format(layer=k + 1))
+        axes[k, 0].set_xlabel(_("key: decoder position j"))
+        axes[k, 0].set_ylabel(_("query: decoder position i"))
+        axes[k, 1].set_xlabel(_("key/value: encoder position j"))
+        axes[k, 1].set_ylabel(_("query: decoder position i"))
     figures.suptitle(fig, title)
     return fig
 
@@ -199,11 +205,12 @@ class LiveDecoderAttention(LiveFigure):
                                             wgap=1.05, fig=self.fig)
         self.im_s, self.txt_s = _annotated_image(ax_s, (n, n), "Blues")
         self.im_c, self.txt_c = _annotated_image(ax_c, (n, m), "Oranges")
-        for ax, keys, kind in ((ax_s, self.tgt, "decoder"), (ax_c, self.src, "encoder")):
+        for ax, keys, xlabel in ((ax_s, self.tgt, _("key position j (decoder)")),
+                                 (ax_c, self.src, _("key position j (encoder)"))):
             ax.set_xticks(range(len(keys)), keys)
             ax.set_yticks(range(n), self.tgt)
-            ax.set_xlabel(f"key position j ({kind})")
-            ax.set_ylabel("query position i (decoder)")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(_("query position i (decoder)"))
         self.rect_s = Rectangle((-0.5, -0.5), n, 1, fill=False, ec="C3", lw=3)
         self.rect_c = Rectangle((-0.5, -0.5), m, 1, fill=False, ec="C3", lw=3)
         ax_s.add_patch(self.rect_s)
@@ -221,14 +228,18 @@ class LiveDecoderAttention(LiveFigure):
         _set_annotated(self.im_c, self.txt_c, W_c)
         self.rect_s.set_y(t - 0.5)
         self.rect_c.set_y(t - 0.5)
-        self.title_s.set_text(f"layer {layer}, head {head}: masked self-attention")
-        self.title_c.set_text(f"layer {layer}, head {head}: cross-attention")
+        self.title_s.set_text(_("layer {layer}, head {head}: masked self-attention").format(
+            layer=layer, head=head))
+        self.title_c.set_text(_("layer {layer}, head {head}: cross-attention").format(
+            layer=layer, head=head))
         row_s = ", ".join(f"{k}:{w:.2f}" for k, w in zip(self.tgt, W_s[t], strict=True))
         row_c = ", ".join(f"{k}:{w:.2f}" for k, w in zip(self.src, W_c[t], strict=True))
-        return (f"decoder layer {layer}, head {head}, position {t} ({self.tgt[t]})\n"
-                f"self-attention row  (sees decoder 0..{t}): {row_s}\n"
-                f"cross-attention row (sees all {W_c.shape[1]} encoder positions): {row_c}\n"
-                f"row sums: {W_s[t].sum():.4f} and {W_c[t].sum():.4f}")
+        return _("decoder layer {layer}, head {head}, position {t} ({token})\n"
+                 "self-attention row  (sees decoder 0..{t}): {row_s}\n"
+                 "cross-attention row (sees all {m} encoder positions): {row_c}\n"
+                 "row sums: {sum_s} and {sum_c}").format(
+            layer=layer, head=head, t=t, token=self.tgt[t], row_s=row_s, m=W_c.shape[1],
+            row_c=row_c, sum_s=f"{W_s[t].sum():.4f}", sum_c=f"{W_c[t].sum():.4f}")
 
 
 # --- self-checks --------------------------------------------------------------
@@ -240,7 +251,7 @@ def check_cross_kv_source(answer, memory, decoder_states=(), encoder_input=None)
     encoder_input: the source embeddings before the encoder, if the learner may pick those.
     """
     if is_unanswered(answer):
-        return unanswered("choice of the array that gives K and V")
+        return unanswered(_("choice of the array that gives K and V"))
     a = as_float(answer)
     memory = np.asarray(memory, dtype=float)
 
@@ -249,30 +260,34 @@ def check_cross_kv_source(answer, memory, decoder_states=(), encoder_input=None)
         return a is not None and a.shape == x.shape and np.allclose(a, x)
 
     if same(memory):
-        return Verdict(CORRECT, f"Correct: K and V come from the encoder output (memory, shape "
-                                f"{memory.shape} = (m, d_model)); only Q comes from the decoder.")
+        return Verdict(CORRECT, _("Correct: K and V come from the encoder output (memory, shape "
+                                  "{shape} = (m, d_model)); only Q comes from the decoder.").format(
+                                      shape=memory.shape))
     for key, candidates in (("kv_from_decoder", decoder_states),
                             ("kv_from_encoder_input", () if encoder_input is None else (encoder_input,))):
         if any(same(x) for x in candidates):
             label, why = named(key)
-            return Verdict(MISTAKE, f"Not quite: that is {label}. {sentence(why)}", key)
-    return Verdict(WRONG, "Not quite: pick one of the arrays of the notebook (the decoder states "
-                          "or the encoder output) as the source of K and V.")
+            return Verdict(MISTAKE, _("Not quite: that is {label}. {why}").format(
+                label=label, why=sentence(why)), key)
+    return Verdict(WRONG, _("Not quite: pick one of the arrays of the notebook (the decoder states "
+                            "or the encoder output) as the source of K and V."))
 
 
 def check_cross_weights_shape(answer, n: int, m: int, h: int | None = None) -> Verdict:
     """Check the shape of cross-attention weights: (n, m) for one head, (h, n, m) for all heads."""
     if is_unanswered(answer):
-        return unanswered("shape, as a tuple")
+        return unanswered(_("shape, as a tuple"))
     try:
         got = tuple(int(x) for x in answer)
     except (TypeError, ValueError):
-        return Verdict(WRONG, f"Give the shape as a tuple of integers, got {answer!r}.")
+        return Verdict(WRONG, _("Give the shape as a tuple of integers, got {answer}.").format(
+            answer=repr(answer)))
     lead = () if h is None else (h,)
     right = (*lead, n, m)
     if got == right:
-        return Verdict(CORRECT, f"Correct: {right} = ({'h, ' if h else ''}n, m): {n} decoder "
-                                f"queries (rows) over {m} encoder keys (columns).")
+        return Verdict(CORRECT, _("Correct: {right} = ({axes}): {n} decoder queries (rows) over "
+                                  "{m} encoder keys (columns).").format(
+                                      right=right, axes="h, n, m" if h else "n, m", n=n, m=m))
     if h is None and len(got) == 3 and got[1:] == (n, m):
         return _head_axis_verdict(got, n, m)
     wrongs = {"cross_weights_transposed": [(*lead, m, n)],
@@ -280,19 +295,26 @@ def check_cross_weights_shape(answer, n: int, m: int, h: int | None = None) -> V
     for key, shapes in wrongs.items():
         if got in shapes and got != right:
             label, why = named(key)
-            return Verdict(MISTAKE, f"Not quite: {got} is {label}. {sentence(why)}", key)
-    return Verdict(WRONG, f"Not quite: you gave {got}; think of rows = decoder queries (n = {n}) "
-                          f"and columns = encoder keys (m = {m})"
-                          + ("" if h is None else f", one such matrix per head (h = {h})") + ".")
+            return Verdict(MISTAKE, _("Not quite: {got} is {label}. {why}").format(
+                got=got, label=label, why=sentence(why)), key)
+    if h is None:
+        return Verdict(WRONG, _("Not quite: you gave {got}; think of rows = decoder queries "
+                                "(n = {n}) and columns = encoder keys (m = {m}).").format(
+                                    got=got, n=n, m=m))
+    return Verdict(WRONG, _("Not quite: you gave {got}; think of rows = decoder queries (n = {n}) "
+                            "and columns = encoder keys (m = {m}), one such matrix per head "
+                            "(h = {h}).").format(got=got, n=n, m=m, h=h))
 
 
 def _head_axis_verdict(got: tuple, n: int, m: int) -> Verdict:
     """(h, n, m) or (1, n, m) given where one head's (n, m) was asked for."""
     if got[0] == 1:
         label, why = named("cross_weights_leading_1", one_head=(n, m))
-        return Verdict(MISTAKE, f"Not quite: {got} has {label}, {why}", "cross_weights_leading_1")
+        return Verdict(MISTAKE, _("Not quite: {got} has {label}, {why}").format(
+            got=got, label=label, why=why), "cross_weights_leading_1")
     label, why = named("cross_weights_all_heads", h=got[0], one_head=(n, m))
-    return Verdict(MISTAKE, f"Not quite: {got} is {label}; {why}", "cross_weights_all_heads")
+    return Verdict(MISTAKE, _("Not quite: {got} is {label}; {why}").format(
+        got=got, label=label, why=why), "cross_weights_all_heads")
 
 
 def check_layer_norm(answer, X, eps: float = 1e-5) -> Verdict:
@@ -306,4 +328,4 @@ def check_layer_norm(answer, X, eps: float = 1e-5) -> Verdict:
         / np.sqrt(X.var(axis=-1, ddof=1, keepdims=True) + eps),
         "layer_norm_std_only": X / np.sqrt(X.var(axis=-1, keepdims=True) + eps),
     }
-    return check_value(answer, right, "layer norm of X", mistakes, atol=1e-4)
+    return check_value(answer, right, _("layer norm of X"), mistakes, atol=1e-4)

@@ -24,6 +24,7 @@ from course.checks import (
 from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, fixed_subplots
+from course.i18n import _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -48,19 +49,21 @@ def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 
     sweeps[label], to read a slope off against; default {2: first label}.
     """
     if ax is None:
-        _, ax = fixed_subplots(widths=4.6, heights=3.1, left=1.0, right=0.15, bottom=0.7, top=0.45)
+        _fig, ax = fixed_subplots(  # not "_": that is the translation
+            widths=4.6, heights=3.1, left=1.0, right=0.15, bottom=0.7, top=0.45)
     for (label, sw), marker in zip(sweeps.items(), "os^D", strict=False):
         ax.loglog(sw["n"], sw[key] / scale, marker=marker, label=label, zorder=3)
     refs = {2: next(iter(sweeps))} if refs is None else refs
     for (p, label), style in zip(refs.items(), ("--", ":", "-."), strict=False):
         n = sweeps[label]["n"].astype(float)
         last = sweeps[label][key][-1] / scale
-        ax.loglog(n, last * (n / n[-1]) ** p, style, color="gray", label=f"reference ∝ {_power('n', p)}")
+        ax.loglog(n, last * (n / n[-1]) ** p, style, color="gray",
+                  label=_("reference ∝ {power}").format(power=_power("n", p)))
     ns = next(iter(sweeps.values()))["n"]
     ax.set_xticks(ns, [str(int(n)) for n in ns])  # the measured n, written out
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.yaxis.set_major_formatter(_plain_log_labels)  # 0.01, 0.1, 1: no 10^k mathtext to typeset
-    ax.set_xlabel("sequence length n (log scale)")
+    ax.set_xlabel(_("sequence length n (log scale)"))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend()
@@ -109,8 +112,8 @@ def _draw_tiles(ax, n: int, block_size: int):
     frame = matplotlib.patches.Rectangle((0, 0), b, b, fill=False, edgecolor="red", linewidth=2.5,
                                          zorder=3)  # above the spines: visible when b = n
     ax.add_patch(frame)
-    ax.set_xlabel("key position j")
-    ax.set_ylabel("query position i")
+    ax.set_xlabel(_("key position j"))
+    ax.set_ylabel(_("query position i"))
     return im, frame
 
 
@@ -119,14 +122,16 @@ def tiling_small_multiples(n: int, counts: dict):
 
     counts : {block_size: the notebook's tiling_counts(n, block_size)}, one picture each.
     """
-    title = f"Score grid n x n = {n} x {n}: the red tile is all that is held at once"
+    title = _("Score grid n x n = {n} x {n}: the red tile is all that is held at once").format(n=n)
     fig, axes = fixed_subplots(1, len(counts), widths=2.4, heights=2.4, left=0.95, right=0.2,
                                bottom=0.7, top=1.0, wgap=0.3, sharey=True, squeeze=False,
                                min_width=figures.text_width(title) + 0.3, widen="margins")
     for ax, (b, c) in zip(axes[0], counts.items(), strict=True):
         _draw_tiles(ax, n, b)
-        ax.set_title(f"b = {b}: {c['tiles']} tile{'s' if c['tiles'] > 1 else ''}\n"
-                     f"held at once: {c['tiled_entries_at_once']:,} entries", fontsize="medium")
+        panel = (_("b = {b}: {tiles} tiles\nheld at once: {entries} entries") if c["tiles"] > 1
+                 else _("b = {b}: {tiles} tile\nheld at once: {entries} entries"))
+        ax.set_title(panel.format(b=b, tiles=c["tiles"], entries=f"{c['tiled_entries_at_once']:,}"),
+                     fontsize="medium")
     for ax in axes[0, 1:]:
         ax.set_ylabel("")  # shared query axis: labelled on the left
     figures.suptitle(fig, title)
@@ -161,12 +166,12 @@ class LiveTiling(LiveFigure):
         self.ax_grid.add_patch(self.frame)
         for axis in (self.ax_grid.xaxis, self.ax_grid.yaxis):
             axis.set_ticks([0, 0.5, 1], ["0", "n/2", "n"])
-        self.ax_grid.set_xlabel("key position j")
-        self.ax_grid.set_ylabel("query position i")
+        self.ax_grid.set_xlabel(_("key position j"))
+        self.ax_grid.set_ylabel(_("query position i"))
         # plain texts, not titles: a title is re-positioned on every draw (slow)
         self.grid_title = self.ax_grid.text(0.5, 1.03, "", transform=self.ax_grid.transAxes,
                                             ha="center", va="bottom", fontsize="medium")
-        self.too_fine = self.ax_grid.text(0.5, 0.5, "tiles too small\nto draw", ha="center",
+        self.too_fine = self.ax_grid.text(0.5, 0.5, _("tiles too small\nto draw"), ha="center",
                                           va="center", transform=self.ax_grid.transAxes,
                                           fontsize="medium", bbox={"facecolor": "white", "lw": 0})
         self.bars = self.ax_bar.barh([1, 0], [1, 1], color=["#d62728", "#1f77b4"])
@@ -175,7 +180,7 @@ class LiveTiling(LiveFigure):
         self.ax_bar.set_xlim(1, 2 * self.max_n ** 2)
         self.ax_bar.set_xticks(10.0 ** np.arange(0, 9, 2), ["1", "100", "10,000", "1e6", "1e8"])
         self.ax_bar.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-        self.ax_bar.set_xlabel("score entries held at once (log scale)")
+        self.ax_bar.set_xlabel(_("score entries held at once (log scale)"))
         self.bar_title = self.ax_bar.text(0.5, 1.03, "", transform=self.ax_bar.transAxes,
                                           ha="center", va="bottom", fontsize="medium")
         self.labels = [self.ax_bar.text(1.5, y, "", va="center", fontsize=SMALL,
@@ -191,21 +196,27 @@ class LiveTiling(LiveFigure):
         self.im.set_data(_tile_picture(n, b))
         self.frame.set_bounds(0, 0, b / n, b / n)  # the grid is drawn in units of n
         self.too_fine.set_visible(k > MAX_TILES_DRAWN)
-        self.grid_title.set_text(f"n = {n}, b = {b}\n{k} x {k} = {c['tiles']:,} tiles")
+        self.grid_title.set_text(_("n = {n}, b = {b}\n{k} x {k} = {tiles} tiles").format(
+            n=n, b=b, k=k, tiles=f"{c['tiles']:,}"))
         for bar, label, key in zip(self.bars, self.labels, ("naive", "tiled"), strict=True):
             entries = c[f"{key}_entries_at_once"]
             bar.set_width(entries)
-            what = "naive, whole n x n" if key == "naive" else "tiled, one b x b tile"
+            what = _("naive, whole n x n") if key == "naive" else _("tiled, one b x b tile")
             label.set_text(f"{what}: {entries:,} ({format_bytes(c[f'{key}_bytes_at_once'])})")
         ratio = c["naive_entries_at_once"] / c["tiled_entries_at_once"]
         ratio = f"{ratio:,.0f}" if ratio.is_integer() else f"{ratio:.3g}"
-        self.bar_title.set_text(f"float64 scores held at once\ntiled: {ratio}x fewer")
-        return (f"n = {n}, block_size = {block_size}: {k} x {k} = {c['tiles']:,} tiles\n"
-                f"score entries held at once: naive {c['naive_entries_at_once']:,} "
-                f"({format_bytes(c['naive_bytes_at_once'])}), tiled "
-                f"{c['tiled_entries_at_once']:,} ({format_bytes(c['tiled_bytes_at_once'])})"
-                f" -> {ratio}x fewer\n"
-                f"score entries computed in total: {c['entries_computed']:,} in both")
+        self.bar_title.set_text(_("float64 scores held at once\ntiled: {ratio}x fewer").format(
+            ratio=ratio))
+        return _("n = {n}, block_size = {block_size}: {k} x {k} = {tiles} tiles\n"
+                 "score entries held at once: naive {naive} ({naive_bytes}), tiled {tiled} "
+                 "({tiled_bytes}) -> {ratio}x fewer\n"
+                 "score entries computed in total: {computed} in both").format(
+            n=n, block_size=block_size, k=k, tiles=f"{c['tiles']:,}",
+            naive=f"{c['naive_entries_at_once']:,}",
+            naive_bytes=format_bytes(c["naive_bytes_at_once"]),
+            tiled=f"{c['tiled_entries_at_once']:,}",
+            tiled_bytes=format_bytes(c["tiled_bytes_at_once"]), ratio=ratio,
+            computed=f"{c['entries_computed']:,}")
 
 
 # --- self-checks --------------------------------------------------------------
@@ -227,20 +238,24 @@ def _check_number(answer, expected: float, what: str, mistakes: dict, rtol: floa
     try:
         a = float(np.asarray(answer, dtype=float))
     except (TypeError, ValueError):
-        return Verdict(WRONG, f"Give your {what} as one number, got {answer!r}.")
+        return Verdict(WRONG, _("Give your {what} as one number, got {answer}.").format(
+            what=what, answer=repr(answer)))
     if np.isclose(a, expected, rtol=rtol, atol=0.0):
-        return Verdict(CORRECT, f"Correct: the {what} is {_fmt_number(expected)}.")
+        return Verdict(CORRECT, _("Correct: the {what} is {value}.").format(
+            what=what, value=_fmt_number(expected)))
     for key, value in mistakes.items():
         if not np.isclose(value, expected, rtol=rtol, atol=0.0) and \
                 np.isclose(a, value, rtol=rtol, atol=0.0):
             label, why = named(key, **(context or {}))
-            return Verdict(MISTAKE, f"Not quite: {_fmt_number(a)} is what {label} gives. "
-                                    f"{sentence(why)}", key)
+            return Verdict(MISTAKE, _("Not quite: {got} is what {label} gives. {why}").format(
+                got=_fmt_number(a), label=label, why=sentence(why)), key)
     if rtol >= 1e-4 and np.isclose(a, expected, rtol=1e-2, atol=0.0):  # counts (rtol ~ 0) are exact
-        return Verdict(WRONG, f"Close: {_fmt_number(a)} is within 1% of the {what}, but not within "
-                              f"{rtol:.1%}: check the arithmetic, or give more digits "
-                              "(3 decimals).")
-    return Verdict(WRONG, f"Not quite: you gave {_fmt_number(a)}. {hint}".rstrip())
+        return Verdict(WRONG, _("Close: {got} is within 1% of the {what}, but not within "
+                                "{tolerance}: check the arithmetic, or give more digits "
+                                "(3 decimals).").format(got=_fmt_number(a), what=what,
+                                                        tolerance=f"{rtol:.1%}"))
+    return Verdict(WRONG, _("Not quite: you gave {got}. {hint}").format(
+        got=_fmt_number(a), hint=hint).rstrip())
 
 
 def check_score_entries(answer, n: int, h: int = 1, d_k: int = 64) -> Verdict:
@@ -251,9 +266,9 @@ def check_score_entries(answer, n: int, h: int = 1, d_k: int = 64) -> Verdict:
                 "cost_size_of_one_head_Q": n * d_k,  # the same number as size_of_Q when h = 1
                 "cost_linear_in_n_per_head": h * 2 * n,
                 "cost_linear_in_n": 2 * n}
-    return _check_number(answer, right, "number of score entries", mistakes, rtol=1e-9,
-                         hint="Count one entry per head, query position and key position.",
-                         context={"h": h, "per_head": " per head" if h > 1 else ""})
+    return _check_number(answer, right, _("number of score entries"), mistakes, rtol=1e-9,
+                         hint=_("Count one entry per head, query position and key position."),
+                         context={"h": h, "per_head": _(" per head") if h > 1 else ""})
 
 
 def check_score_mib(answer, n: int, h: int = 1) -> Verdict:
@@ -266,16 +281,17 @@ def check_score_mib(answer, n: int, h: int = 1) -> Verdict:
                 "cost_bytes_not_mib": num_bytes,
                 "cost_entries_not_bytes": entries / 2 ** 20,
                 "cost_gib_not_mib": num_bytes / 2 ** 30}
-    return _check_number(answer, num_bytes / 2 ** 20, "float64 score matrix size in MiB",
+    return _check_number(answer, num_bytes / 2 ** 20, _("float64 score matrix size in MiB"),
                          mistakes, rtol=2e-3,
-                         hint="Entries (h*n*n) times 8 bytes, divided by 2**20.")
+                         hint=_("Entries (h*n*n) times 8 bytes, divided by 2**20."))
 
 
 def check_growth_ratio(answer, factor: float = 2) -> Verdict:
     """How many times the score memory (and time) grows when n grows by `factor`: factor**2."""
     mistakes = {"cost_linear_growth": factor, "cost_cubic_growth": factor ** 3}
-    return _check_number(answer, factor ** 2, f"growth factor for {_fmt_number(factor)}x n",
-                         mistakes, rtol=1e-9, hint="Think of the (n, n) grid of pairs.",
+    return _check_number(answer, factor ** 2,
+                         _("growth factor for {factor}x n").format(factor=_fmt_number(factor)),
+                         mistakes, rtol=1e-9, hint=_("Think of the (n, n) grid of pairs."),
                          context={"factor": _fmt_number(factor), "square": _fmt_number(factor ** 2),
                                   "cube": _fmt_number(factor ** 3)})
 
@@ -289,8 +305,8 @@ def check_online_sum(answer, r: float, l: float, s_block) -> Verdict:
     mistakes = {"online_no_rescale": l + new_terms,
                 "online_rescale_inverted": l * np.exp(r_new - r) + new_terms,
                 "online_old_max_kept": l + float(np.exp(s - r).sum())}
-    return _check_number(answer, right, "running sum l'", mistakes, rtol=1e-3,
-                         hint="Update the maximum first, then rescale l and add the new terms.")
+    return _check_number(answer, right, _("running sum l'"), mistakes, rtol=1e-3,
+                         hint=_("Update the maximum first, then rescale l and add the new terms."))
 
 
 def check_heads_cost_ratio(answer, n: int, d_model: int, h_from: int, h_to: int) -> Verdict:
@@ -305,7 +321,8 @@ def check_heads_cost_ratio(answer, n: int, d_model: int, h_from: int, h_to: int)
     mistakes = {"cost_heads_main_cost": h_to / h_from,  # as if every head kept its width
                 "cost_heads_one_head": (work[h_to] / h_to) / (work[h_from] / h_from)}
     return _check_number(answer, work[h_to] / work[h_from],
-                         f"factor by which the multiply-adds change from h = {h_from} to h = {h_to}",
+                         _("factor by which the multiply-adds change from h = {h_from} to "
+                           "h = {h_to}").format(h_from=h_from, h_to=h_to),
                          mistakes, rtol=1e-9,
-                         hint="Write h n^2 (d_k + d_v) with d_k = d_v = d_model / h.",
+                         hint=_("Write h n^2 (d_k + d_v) with d_k = d_v = d_model / h."),
                          context={"h_from": h_from, "h_to": h_to})

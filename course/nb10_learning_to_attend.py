@@ -25,10 +25,14 @@ from course.checks import (
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # The columns of a training log, as the notebook's train() records them, one row per step.
 LOG_COLUMNS = ("loss", "accuracy", "dscores_norm", "entropy")
+
+# The titles the notebook gives plot_attention_map: marked here, translated where drawn (_(title)).
+NOTEBOOK_TITLES = (N_("trained head, held-out sequence 0"),)
 
 # --- figures and live figure ----------------------------------------------------
 
@@ -63,8 +67,8 @@ def _map_axes(ax, labels, L):
     im = ax.imshow(np.zeros((n, n)), cmap="Blues", vmin=0.0, vmax=1.0, interpolation="none")
     ax.set_xticks(range(n), labels)
     ax.set_yticks(range(n), labels)
-    ax.set_xlabel("key position j (its token)")
-    ax.set_ylabel("query position i (its token)")
+    ax.set_xlabel(_("key position j (its token)"))
+    ax.set_ylabel(_("query position i (its token)"))
     ax.axhline(L - 0.5, color="0.5", lw=0.8, ls=":")  # above: the prompt; below: the output rows
     return im
 
@@ -73,45 +77,48 @@ def plot_training_curves(log):
     """Loss (log scale) and accuracy per training step; log has the columns LOG_COLUMNS."""
     log = np.asarray(log, dtype=float)
     steps = np.arange(len(log))
-    title = "Training the one-layer model to reverse 6 digits (every batch is new data)"
+    title = _("Training the one-layer model to reverse 6 digits (every batch is new data)")
     fig, (ax_loss, ax_acc) = fixed_subplots(1, 2, widths=4.3, heights=2.6, left=0.95, right=0.15,
                                             bottom=0.7, top=0.9, wgap=1.05,
                                             min_width=figures.text_width(title) + 0.3)
     ax_loss.plot(steps, log[:, 0], color="tab:blue")
     ax_loss.set_yscale("log")
-    ax_loss.axhline(np.log(8), color="0.5", ls=":", label="ln 8: guessing one of 8 digits")
-    ax_loss.set_ylabel("cross-entropy loss [nats]")
-    ax_loss.set_title("loss on each new batch")
+    ax_loss.axhline(np.log(8), color="0.5", ls=":", label=_("ln 8: guessing one of 8 digits"))
+    ax_loss.set_ylabel(_("cross-entropy loss [nats]"))
+    ax_loss.set_title(_("loss on each new batch"))
     ax_acc.plot(steps, log[:, 1], color="tab:green")
-    ax_acc.axhline(1 / 8, color="0.5", ls=":", label="1/8: guessing")
+    ax_acc.axhline(1 / 8, color="0.5", ls=":", label=_("1/8: guessing"))
     ax_acc.set_ylim(0, 1.05)
-    ax_acc.set_ylabel("accuracy of the next digit")
-    ax_acc.set_title("accuracy on each new batch")
+    ax_acc.set_ylabel(_("accuracy of the next digit"))
+    ax_acc.set_title(_("accuracy on each new batch"))
     for ax, corner in ((ax_loss, "lower left"), (ax_acc, "center right")):
-        ax.set_xlabel("training step")
+        ax.set_xlabel(_("training step"))
         ax.legend(fontsize=SMALL, loc=corner)  # where the curves are not, once trained
         ax.grid(alpha=0.3)
     figures.suptitle(fig, title)
     return fig
 
 
-def plot_attention_map(weights, labels, L: int, title: str = "learned attention weights"):
-    """The (n, n) weights of one sequence, the cells the task needs outlined in red."""
+def plot_attention_map(weights, labels, L: int, title: str = N_("learned attention weights")):
+    """The (n, n) weights of one sequence, the cells the task needs outlined in red.
+
+    title is shown translated when the catalog has it (the default, NOTEBOOK_TITLES), else as given.
+    """
     fig, ax = fixed_subplots(widths=4.2, heights=4.2, left=1.3, right=1.25, bottom=0.85,
                              top=0.75)
     im = _map_axes(ax, labels, L)
     im.set_array(np.asarray(weights, dtype=float))
     _outline_cells(ax, reversal_cells(L))
-    ax.set_title(f"{title}\n(red: the key each output position needs)")
-    figures.colorbar(fig, im, ax, shrink=0.8, label="attention weight (注意重み)")
+    ax.set_title(_("{title}\n(red: the key each output position needs)").format(title=_(title)))
+    figures.colorbar(fig, im, ax, shrink=0.8, label=_("attention weight (注意重み)"))
     return fig
 
 
 def plot_snapshots(maps: dict, log, labels, L: int, steps=(0, 20, 40, 150)):
     """Small multiples: the attention map of one sequence at a few training steps."""
     log = np.asarray(log, dtype=float)
-    title = ("The reversal pattern forming during training (red: the key each output position "
-             "needs)")
+    title = _("The reversal pattern forming during training (red: the key each output position "
+              "needs)")
     fig, axes = fixed_subplots(1, len(steps), widths=2.3, heights=2.3, left=1.25, right=0.15,
                                bottom=0.85, top=0.95, wgap=0.25, sharey=True,
                                min_width=figures.text_width(title) + 0.3)
@@ -120,11 +127,11 @@ def plot_snapshots(maps: dict, log, labels, L: int, steps=(0, 20, 40, 150)):
         im.set_array(np.asarray(maps[step], dtype=float))
         _outline_cells(ax, reversal_cells(L))
         score = pattern_score(maps[step], L)
-        ax.set_title(f"step {step}: loss {log[step, 0]:.2g}\n{score['hits']} of {L} rows on the "
-                     "red key", fontsize=SMALL)
+        ax.set_title(_("step {step}: loss {loss}\n{hits} of {rows} rows on the red key").format(
+            step=step, loss=f"{log[step, 0]:.2g}", hits=score["hits"], rows=L), fontsize=SMALL)
         ax.tick_params(labelsize=SMALL)
         ax.label_outer()
-        ax.set_xlabel("key j" if ax is not axes[0] else "key position j")
+        ax.set_xlabel(_("key j") if ax is not axes[0] else _("key position j"))
     figures.suptitle(fig, title)
     return fig
 
@@ -134,16 +141,19 @@ def plot_width_experiment(results: dict, widths):
 
     results : {(d_k, scaled): log} with the columns LOG_COLUMNS; solid = scaled, dashed = not.
     """
-    title = "Same model, data and Adam at several widths d_k: solid with 1/sqrt(d_k), dashed without"
+    title = _("Same model, data and Adam at several widths d_k: solid with 1/sqrt(d_k), dashed "
+              "without")
     fig, axes = fixed_subplots(1, 3, widths=2.85, heights=2.5, left=0.95, right=0.15, bottom=1.3,
                                top=1.05, wgap=0.85, min_width=figures.text_width(title) + 0.3)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(widths)))
-    titles = ("loss [nats]", "$\\|\\partial L / \\partial S\\|_F$ at the softmax\ninput (mean of 5 steps)",
-              "attention entropy,\noutput rows [nats]")
+    titles = (_("loss [nats]"),
+              _("$\\|\\partial L / \\partial S\\|_F$ at the softmax\ninput (mean of 5 steps)"),
+              _("attention entropy,\noutput rows [nats]"))
     for color, d_k in zip(colors, widths, strict=True):
         for scaled, ls in ((True, "-"), (False, "--")):
             log = np.asarray(results[d_k, scaled], dtype=float)
-            label = f"d_k = {d_k}, " + ("scaled" if scaled else "no 1/sqrt(d_k)")
+            label = _("d_k = {d_k}, scaled") if scaled else _("d_k = {d_k}, no 1/sqrt(d_k)")
+            label = label.format(d_k=d_k)
             grad = np.convolve(log[:, 2], np.ones(5) / 5, mode="valid")  # mean over 5 steps
             axes[0].plot(log[:, 0], ls=ls, color=color, label=label, lw=1.4)
             axes[1].plot(np.arange(2, 2 + len(grad)), grad, ls=ls, color=color, lw=1.4)
@@ -153,7 +163,7 @@ def plot_width_experiment(results: dict, widths):
     axes[1].set_ylim(1e-7, 1)
     for ax, panel_title in zip(axes, titles, strict=True):
         ax.set_title(panel_title)
-        ax.set_xlabel("training step")
+        ax.set_xlabel(_("training step"))
         ax.grid(alpha=0.3)
     fig.legend(handles=axes[0].lines, loc="lower center", ncols=len(widths), fontsize=SMALL,
                frameon=False)  # under the panels: one legend for all three
@@ -179,15 +189,18 @@ class LiveTraining(LiveFigure):
         self.im = _map_axes(ax_map, self.labels, self.L)
         self.outlines = _outline_cells(ax_map, reversal_cells(self.L))  # drawn over the image
         steps = np.arange(len(self.log))
-        ax_loss.plot(steps, self.log[:, 0], color="tab:blue", label="loss")
+        ax_loss.plot(steps, self.log[:, 0], color="tab:blue", label=_("loss"))
         ax_loss.set_yscale("log")
-        ax_loss.set_xlabel("training step")
-        ax_loss.set_ylabel("cross-entropy loss [nats]")
+        ax_loss.set_xlabel(_("training step"))
+        ax_loss.set_ylabel(_("cross-entropy loss [nats]"))
         ax_loss.grid(alpha=0.3)
         self.marker, = ax_loss.plot([0], [self.log[0, 0]], "o", color="tab:red", zorder=5)
         self.vline = ax_loss.axvline(0, color="tab:red", lw=1, zorder=4)
-        self.title_map = ax_map.set_title("step 000, 0 of 6 rows on the red key", fontsize=SMALL)
-        self.title_loss = ax_loss.set_title("loss 0.000, accuracy 0.00", fontsize=SMALL)
+        # texts as wide as update()'s (the layout is computed once)
+        title = _("step {step}, {hits} of {rows} rows on the red key")
+        self.title_map = ax_map.set_title(title.format(step="000", hits=0, rows=6), fontsize=SMALL)
+        self.title_loss = ax_loss.set_title(_("loss {loss}, accuracy {accuracy}").format(
+            loss="0.000", accuracy="0.00"), fontsize=SMALL)
         self.blit([self.im, *self.outlines, self.marker, self.vline, self.title_map,
                    self.title_loss])
 
@@ -201,12 +214,15 @@ class LiveTraining(LiveFigure):
         self.marker.set_data([step], [loss])
         self.vline.set_xdata([step, step])
         score = pattern_score(W, self.L)
-        self.title_map.set_text(f"step {step}, {score['hits']} of {self.L} rows on the red key")
-        self.title_loss.set_text(f"loss {loss:.3g}, accuracy {acc:.2f}")
-        return (f"step {step}: loss {loss:.3g}, accuracy {acc:.2f} on that step's batch\n"
-                f"output rows whose largest weight is on the key the task needs: "
-                f"{score['hits']} of {self.L}\n"
-                f"mean weight on that key: {score['weight']:.2f}")
+        self.title_map.set_text(_("step {step}, {hits} of {rows} rows on the red key").format(
+            step=step, hits=score["hits"], rows=self.L))
+        self.title_loss.set_text(_("loss {loss}, accuracy {accuracy}").format(
+            loss=f"{loss:.3g}", accuracy=f"{acc:.2f}"))
+        return _("step {step}: loss {loss}, accuracy {accuracy} on that step's batch\n"
+                 "output rows whose largest weight is on the key the task needs: {hits} of {rows}\n"
+                 "mean weight on that key: {weight}").format(
+            step=step, loss=f"{loss:.3g}", accuracy=f"{acc:.2f}", hits=score["hits"], rows=self.L,
+            weight=f"{score['weight']:.2f}")
 
 
 # --- self-checks --------------------------------------------------------------
@@ -223,7 +239,7 @@ def check_softmax_backward(answer, x, dp) -> Verdict:
         "softmax_backward_used_scores": x * (dp - np.sum(x * dp, axis=-1, keepdims=True)),
     }
     return check_value(answer, p * (dp - np.sum(p * dp, axis=-1, keepdims=True)),
-                       "gradient dL/dx of the row softmax", mistakes)
+                       _("gradient dL/dx of the row softmax"), mistakes)
 
 
 def check_attention_dQ(answer, Q, K, V, dO) -> Verdict:
@@ -242,29 +258,34 @@ def check_attention_dQ(answer, Q, K, V, dO) -> Verdict:
     }
     if dS.shape[0] == dS.shape[1]:  # n = m: the transposed dS has the right shape too
         mistakes["dQ_transposed_scores"] = dS.T @ K / np.sqrt(d_k)
-    return check_value(answer, dS @ K / np.sqrt(d_k), "gradient dL/dQ", mistakes)
+    return check_value(answer, dS @ K / np.sqrt(d_k), _("gradient dL/dQ"), mistakes)
 
 
 def check_reversal_key(answer, i: int, L: int) -> Verdict:
     """Which key j must query position i (L <= i <= 2L - 1) read to predict the next reversed digit?"""
     if is_unanswered(answer):
-        return unanswered(f"key position for query i = {i}")
+        return unanswered(_("key position for query i = {i}").format(i=i))
     try:
         j = int(answer)
     except (TypeError, ValueError):
-        return Verdict(WRONG, f"Give the key position as a whole number, got {answer!r}.")
+        return Verdict(WRONG, _("Give the key position as a whole number, got {answer!r}.").format(
+            answer=answer))
     if j != answer:
-        return Verdict(WRONG, f"Give the key position as a whole number, got {answer!r}.")
+        return Verdict(WRONG, _("Give the key position as a whole number, got {answer!r}.").format(
+            answer=answer))
     right = 2 * L - 1 - i
     if j == right:
-        return Verdict(CORRECT, f"Correct: query {i} predicts the token at position {i + 1}, the "
-                                f"reversed digit that sits at input position {right} "
-                                f"(j = 2L - 1 - i = {2 * L - 1} - {i}).")
+        return Verdict(CORRECT, _("Correct: query {i} predicts the token at position {next}, the "
+                                  "reversed digit that sits at input position {right} "
+                                  "(j = 2L - 1 - i = {last} - {i}).").format(
+            i=i, next=i + 1, right=right, last=2 * L - 1))
     for key, value in (("reversal_off_by_one", 2 * L - i), ("reversal_attends_itself", i),
                        ("reversal_copy", i - L), ("reversal_previous_token", i - 1)):
         if j == value:
             label, why = named(key)
-            return Verdict(MISTAKE, f"Not quite: {j} is {label}. {sentence(why)}", key)
-    return Verdict(WRONG, f"Not quite: {j} is not it. Write the sequence out with positions: the "
-                          f"digits x_0..x_{L - 1} at 0..{L - 1}, the separator at {L}, the "
-                          f"reversed digits after it; which digit comes at position {i + 1}?")
+            return Verdict(MISTAKE, _("Not quite: {got} is {label}. {why}").format(
+                got=j, label=label, why=sentence(why)), key)
+    return Verdict(WRONG, _("Not quite: {got} is not it. Write the sequence out with positions: "
+                            "the digits x_0..x_{last} at 0..{last}, the separator at {L}, the "
+                            "reversed digits after it; which digit comes at position "
+                            "{next}?").format(got=j, last=L - 1, L=L, next=i + 1))

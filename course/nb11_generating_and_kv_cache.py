@@ -27,6 +27,7 @@ from course.checks import (
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
+from course.i18n import _
 from course.live import LiveFigure
 
 HEAD_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
@@ -40,23 +41,23 @@ def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = No
     counts / times : {"recompute": array over T, "cached": array over T}.
     """
     panels = 1 if times is None else 2
-    title = "Generating T tokens one at a time: recomputing every prefix vs a key/value cache"
+    title = _("Generating T tokens one at a time: recomputing every prefix vs a key/value cache")
     fig, axes = fixed_subplots(1, panels, widths=4.4, heights=2.8, left=1.0, right=0.15,
                                bottom=0.7, top=0.9, wgap=1.1, squeeze=False,
                                min_width=figures.text_width(title) + 0.3)
-    styles = {"recompute": ("tab:red", "o-", "recompute the prefix"),
-              "cached": ("tab:blue", "s-", "KV cache")}
-    series = [(axes[0, 0], T_counted, counts, "multiply-adds, whole sequence",
-               "exact count (数え上げ)")]
+    styles = {"recompute": ("tab:red", "o-", _("recompute the prefix")),
+              "cached": ("tab:blue", "s-", _("KV cache"))}
+    series = [(axes[0, 0], T_counted, counts, _("multiply-adds, whole sequence"),
+               _("exact count (数え上げ)"))]
     if times is not None:
-        series.append((axes[0, 1], T_measured, times, "CPU seconds, whole sequence",
-                       "measured on this machine (計測)"))
+        series.append((axes[0, 1], T_measured, times, _("CPU seconds, whole sequence"),
+                       _("measured on this machine (計測)")))
     for ax, Ts, values, ylabel, panel_title in series:
         for name, (color, style, label) in styles.items():
             ax.plot(Ts, values[name], style, color=color, label=label)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel("tokens generated, T")
+        ax.set_xlabel(_("tokens generated, T"))
         ax.set_ylabel(ylabel)
         ax.set_title(panel_title)
         ax.yaxis.set_minor_formatter(NullFormatter())  # decades only: no 4 x 10^-2 between them
@@ -79,8 +80,8 @@ def plot_generation_attention(step_weights, labels, prompt_len: int):
     """One panel per head: the attention of each generated position over the cache it had."""
     h = np.shape(step_weights[0])[0]
     n = len(labels)
-    title = ("Each generation step: one new query over the keys in the cache (grey: not yet "
-             "cached)")
+    title = _("Each generation step: one new query over the keys in the cache (grey: not yet "
+              "cached)")
     fig, axes = fixed_subplots(1, h, widths=4.0, heights=2.0, left=1.55, right=1.3, bottom=0.85,
                                top=0.85, wgap=0.35, sharey=True, squeeze=False,
                                min_width=figures.text_width(title) + 0.3)
@@ -90,12 +91,13 @@ def plot_generation_attention(step_weights, labels, prompt_len: int):
                        vmin=0, vmax=1, interpolation="none")
         ax.set_xticks(range(n), labels)
         ax.set_yticks(range(len(step_weights)),
-                      [f"pos {prompt_len - 1 + k}" for k in range(len(step_weights))])
-        ax.set_xlabel("cached key position j (its token)")
-        ax.set_title(f"head {r}")
+                      [_("pos {position}").format(position=prompt_len - 1 + k)
+                       for k in range(len(step_weights))])
+        ax.set_xlabel(_("cached key position j (its token)"))
+        ax.set_title(_("head {r}").format(r=r))
         ax.label_outer()
-    axes[0, 0].set_ylabel("new query, step by step")
-    figures.colorbar(fig, im, axes[0], label="weight (注意重み)")
+    axes[0, 0].set_ylabel(_("new query, step by step"))
+    figures.colorbar(fig, im, axes[0], label=_("weight (注意重み)"))
     figures.suptitle(fig, title)
     return fig
 
@@ -118,29 +120,31 @@ class LiveKVCache(LiveFigure):
                                             fig=self.fig)
         width = 0.8 / h
         self.bars = [ax_w.bar(np.arange(n) + (r - (h - 1) / 2) * width, np.zeros(n), width=width,
-                              color=HEAD_COLORS[r % len(HEAD_COLORS)], label=f"head {r}", zorder=3)
+                              color=HEAD_COLORS[r % len(HEAD_COLORS)],
+                              label=_("head {r}").format(r=r), zorder=3)
                      for r in range(h)]
         self.future = ax_w.axvspan(n - 0.5, n - 0.5, color="0.85", zorder=1)  # not cached yet
         ax_w.set_xlim(-0.5, n - 0.5)
         ax_w.set_ylim(0, 1.05)
         ax_w.set_xticks(range(n), self.labels)
-        ax_w.set_xlabel("cached key position j (its token)")
-        ax_w.set_ylabel("weight of the new query")
+        ax_w.set_xlabel(_("cached key position j (its token)"))
+        ax_w.set_ylabel(_("weight of the new query"))
         ax_w.legend(fontsize=SMALL, loc="upper left")
         steps = np.arange(1, len(self.w) + 1)
-        for name, color, label in (("recompute", "tab:red", "recompute the prefix"),
-                                   ("cached", "tab:blue", "KV cache")):
+        for name, color, label in (("recompute", "tab:red", _("recompute the prefix")),
+                                   ("cached", "tab:blue", _("KV cache"))):
             ax_c.plot(steps, np.cumsum(self.costs[name]), "o-", color=color, label=label, ms=4)
         self.marker, = ax_c.plot([1], [0], "o", ms=11, mfc="none", mec="k", zorder=5)
         self.marker2, = ax_c.plot([1], [0], "o", ms=11, mfc="none", mec="k", zorder=5)
         ax_c.set_yscale("log")
-        ax_c.set_xlabel("generated tokens so far")
-        ax_c.set_ylabel("multiply-adds so far")
+        ax_c.set_xlabel(_("generated tokens so far"))
+        ax_c.set_ylabel(_("multiply-adds so far"))
         ax_c.legend(fontsize=SMALL, loc="upper left")
         ax_c.grid(alpha=0.3)
         self.ax_w = ax_w
-        self.title = ax_w.set_title("step 0: query at position 00 reads 00 cached keys",
-                                    fontsize=SMALL)
+        self.title = ax_w.set_title(  # as wide as update()'s: the layout is computed once
+            _("step {step}: query at position {t} reads {cached} cached keys").format(
+                step=0, t="00", cached="00"), fontsize=SMALL)
         self.blit([*(b for c in self.bars for b in c), self.future, self.marker, self.marker2,
                    self.title])
 
@@ -160,14 +164,19 @@ class LiveKVCache(LiveFigure):
         totals = {name: float(np.sum(v[:done])) for name, v in self.costs.items()}
         self.marker.set_data([done], [totals["recompute"]])
         self.marker2.set_data([done], [totals["cached"]])
-        self.title.set_text(f"step {k}: query at position {t} reads {cached} cached keys")
-        rows = "\n".join(f"head {r} weights: " + " ".join(f"{x:.2f}" for x in w[r]) for r in range(h))
-        return (f"step {k}: the new query at position {t} (token {self.labels[t]}) predicts the token "
-                f"at {t + 1}\n"
-                f"cache: K and V of positions 0..{t}, shape (h, t + 1, d) = ({h}, {cached}, d)\n"
-                f"{rows}\n"
-                f"this step: {int(self.costs['cached'][k]):,} multiply-adds with the cache, "
-                f"{int(self.costs['recompute'][k]):,} recomputing the prefix")
+        self.title.set_text(_("step {step}: query at position {t} reads {cached} cached "
+                              "keys").format(step=k, t=t, cached=cached))
+        return "\n".join([
+            _("step {step}: the new query at position {t} (token {token}) predicts the token at "
+              "{next}").format(step=k, t=t, token=self.labels[t], next=t + 1),
+            _("cache: K and V of positions 0..{t}, shape (h, t + 1, d) = ({h}, {cached}, "
+              "d)").format(t=t, h=h, cached=cached),
+            *(_("head {r} weights: {weights}").format(r=r,
+                                                      weights=" ".join(f"{x:.2f}" for x in w[r]))
+              for r in range(h)),
+            _("this step: {cached} multiply-adds with the cache, {recompute} recomputing the "
+              "prefix").format(cached=f"{int(self.costs['cached'][k]):,}",
+                               recompute=f"{int(self.costs['recompute'][k]):,}")])
 
 
 # --- self-checks --------------------------------------------------------------
@@ -175,15 +184,16 @@ class LiveKVCache(LiveFigure):
 def check_cache_shape(answer, h: int, t: int, d_k: int, d_model: int) -> Verdict:
     """Check the shape of one layer's key cache after t positions: (h, t, d_k)."""
     if is_unanswered(answer):
-        return unanswered("shape of the key cache, as a tuple")
+        return unanswered(_("shape of the key cache, as a tuple"))
     try:
         got = tuple(int(x) for x in answer)
     except (TypeError, ValueError):
-        return Verdict(WRONG, f"Give the shape as a tuple of integers, got {answer!r}.")
+        return Verdict(WRONG, _("Give the shape as a tuple of integers, got {answer!r}.").format(
+            answer=answer))
     right = (h, t, d_k)
     if got == right:
-        return Verdict(CORRECT, f"Correct: ({h}, {t}, {d_k}) = (h, t, d_k): one row per cached "
-                                f"position in each of the {h} heads.")
+        return Verdict(CORRECT, _("Correct: ({h}, {t}, {d_k}) = (h, t, d_k): one row per cached "
+                                  "position in each of the {h} heads.").format(h=h, t=t, d_k=d_k))
     wrongs = {"cache_no_heads": [(t, d_k), (t, h * d_k)],
               "cache_transposed": [(h, d_k, t)],
               "cache_off_by_one": [(h, t - 1, d_k), (h, t + 1, d_k)],
@@ -191,9 +201,10 @@ def check_cache_shape(answer, h: int, t: int, d_k: int, d_model: int) -> Verdict
     for key, shapes in wrongs.items():
         if got in shapes:
             label, why = named(key)
-            return Verdict(MISTAKE, f"Not quite: {got} is {label}. {sentence(why)}", key)
-    return Verdict(WRONG, f"Not quite: you gave {got}; think of one (t, d_k) block of keys per head, "
-                          f"t = {t} positions so far.")
+            return Verdict(MISTAKE, _("Not quite: {got} is {label}. {why}").format(
+                got=got, label=label, why=sentence(why)), key)
+    return Verdict(WRONG, _("Not quite: you gave {got}; think of one (t, d_k) block of keys per "
+                            "head, t = {t} positions so far.").format(got=got, t=t))
 
 
 def check_cached_attention(answer, q, K_old, V_old, k_new, v_new) -> Verdict:
@@ -202,7 +213,7 @@ def check_cached_attention(answer, q, K_old, V_old, k_new, v_new) -> Verdict:
     K = np.concatenate([K_old, k_new], axis=0)  # (t, d_k): the old keys and the new one
     V = np.concatenate([V_old, v_new], axis=0)  # (t, d_v)
     d_k = q.shape[-1]
-    right, _ = ac.scaled_dot_product_attention(q, K, V)  # (1, d_v)
+    right = ac.scaled_dot_product_attention(q, K, V)[0]  # (1, d_v); not "_": the translation
     first_row = ac.causal_mask(K.shape[0])[:1]  # the mask of position 0: the classic slip
     mistakes = {
         "cache_new_key_missing": ac.scaled_dot_product_attention(q, K_old, V_old)[0],
@@ -211,18 +222,21 @@ def check_cached_attention(answer, q, K_old, V_old, k_new, v_new) -> Verdict:
     }
     if d_k > 1:
         mistakes["divide_by_d_k"] = ac.softmax(q @ K.T / d_k) @ V
-    return check_value(answer, right, "output of the new position", mistakes)
+    return check_value(answer, right, _("output of the new position"), mistakes)
 
 
 def check_total_score_entries(answer, T: int, cached: bool) -> Verdict:
     """Score entries (query-key products, one head) to generate positions 1..T: sum t or sum t^2."""
     t = np.arange(1, T + 1)
     right = int(np.sum(t)) if cached else int(np.sum(t ** 2))
-    what = "score entries with the cache" if cached else "score entries recomputing every prefix"
+    what = (_("score entries with the cache for T = {T}") if cached
+            else _("score entries recomputing every prefix for T = {T}")).format(T=T)
     if not is_unanswered(answer) and np.ndim(answer) != 0:
-        return Verdict(WRONG, f"Give the count as a single number, got shape {np.shape(answer)}.")
+        return Verdict(WRONG, _("Give the count as a single number, got shape {shape}.").format(
+            shape=np.shape(answer)))
     if isinstance(answer, str):
-        return Verdict(WRONG, f"Your answer {answer!r} is text; give the count as a number.")
+        return Verdict(WRONG, _("Your answer {answer!r} is text; give the count as a "
+                                "number.").format(answer=answer))
     off_by_one = (int(np.sum(t - 1)), int(np.sum((t + 1)))) if cached else (
         int(np.sum((t - 1) ** 2)), int(np.sum((t + 1) ** 2)))
     mistakes = {"count_off_by_one": off_by_one[0]}
@@ -230,9 +244,9 @@ def check_total_score_entries(answer, T: int, cached: bool) -> Verdict:
         mistakes["cache_count_quadratic"] = int(np.sum(t ** 2))
     else:
         mistakes["recompute_count_last_step_only"] = T * T
-    v = check_value(answer, right, f"{what} for T = {T}", mistakes, atol=0.5)
+    v = check_value(answer, right, what, mistakes, atol=0.5)
     if v.status == WRONG and not is_unanswered(answer) and np.isclose(float(answer), off_by_one[1]):
         label, why = named("count_off_by_one")
-        return Verdict(MISTAKE, f"Not quite: this is the classic mistake \"{label}\". {sentence(why)}",
-                       "count_off_by_one")
+        return Verdict(MISTAKE, _('Not quite: this is the classic mistake "{label}". {why}').format(
+            label=label, why=sentence(why)), "count_off_by_one")
     return v

@@ -1,5 +1,6 @@
 """Tests for notebook 01 (Q, K, V projections): its figures, its live figure and its checks."""
 
+import re
 import warnings
 
 import matplotlib
@@ -227,3 +228,48 @@ def test_best_book_mistakes_fill_in_the_tie():
     v = nb01.check_library_weights([1 / 3, 0, 1 / 3, 0, 1 / 3], COST, K_BOOKS)
     assert "sharing the weight equally among the 3 best books is what" in v.message.lower()
     assert "{" not in v.message
+
+
+# ---------------------------------------------------------------- the Japanese edition
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
+_ENGLISH_RUN = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")  # three English words in a row
+
+
+def _japanese(text: str) -> bool:
+    """Japanese, with no English phrase left (book labels and code names aside)."""
+    for name in BOOKS + CONTENTS:
+        text = text.replace(name, "")
+    return bool(_JAPANESE.search(text)) and not _ENGLISH_RUN.search(text)
+
+
+def test_figures_live_figure_and_verdicts_in_japanese():
+    """In notebooks/ja/01 the figures, the widget's texts and the verdicts come out in Japanese
+    (needs locale/ja/LC_MESSAGES/course.mo with the translations of course/nb01_*.py)."""
+    from course import i18n
+    rng = np.random.default_rng(0)
+    with i18n.language_as("ja"):
+        fig = nb01.library_weights_grid({name: rng.dirichlet(np.ones(5), size=2) for name in
+                                         ("keep a cat", "cost of a cat")}, BOOKS)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        texts = [fig.get_suptitle(), fig.axes[0].get_ylabel(), fig.axes[0].get_xlabel(),
+                 *(ax.get_title() for ax in fig.axes), *(t.get_text() for t in fig.legends[0].get_texts())]
+        assert all(_japanese(t) for t in texts), texts
+        assert fig.axes[1].get_title() == "クエリ: 猫にかかる費用"  # the reader as the widget names it
+        plt.close(fig)
+        live = nb01.LiveLibrary(QUERIES, K_BOOKS, V_BOOKS, BOOKS, CONTENTS)
+        text = live.update(query="cost of a cat", strength=4.0)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+        texts = [text, *(ax.get_title() for ax in live.fig.axes),
+                 *(ax.get_xlabel() for ax in live.fig.axes), *(ax.get_ylabel() for ax in live.fig.axes)]
+        assert all(_japanese(t) for t in texts), texts
+        verdicts = [nb01.check_qkv_shapes(((8, 4), (8, 4), (8, 3)), **SHAPES),
+                    nb01.check_qkv_shapes(..., **SHAPES), nb01.check_symmetric_scores(...),
+                    nb01.check_library_weights(np.eye(5)[2], COST, K_BOOKS),
+                    nb01.check_library_weights(np.full(5, 0.2), COST, K_BOOKS),
+                    nb01.check_raw_scores(np.zeros((3, 3)), *_section_3_qkv())]
+    messages = [v.message for v in verdicts]
+    assert all(_japanese(m) and "{" not in m for m in messages), messages
+    assert messages[0].startswith("惜しい: ((8, 4), (8, 4), (8, 3)) は「重み行列の形状」"), messages[0]
+    assert "(ここでは 3 冊の本が最高スコアで並んでいます)" in messages[3], messages[3]
+    assert "本ごとの重み" in messages[4] and "生のスコア S" in messages[5], messages

@@ -1,6 +1,7 @@
 """Tests for notebook 02 (the worked 3x2 example): hand values, figures, checks, stored outputs."""
 
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -229,3 +230,38 @@ def _cells():
 def test_notebook_checks_every_step_against_the_core():
     sources = ["".join(c["source"]) for c in _cells()]
     assert any("ac.attention_steps(" in s and "steps.output" in s for s in sources)
+
+
+# ---------------------------------------------------------------- the Japanese edition
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
+_ENGLISH_RUN = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")  # three English words in a row
+
+
+def test_figures_and_verdicts_in_japanese():
+    """In notebooks/ja/02 the figures and the verdicts come out in Japanese (needs
+    locale/ja/LC_MESSAGES/course.mo with the translations of course/nb02_*.py)."""
+    from course import i18n
+    with i18n.language_as("ja"):
+        fig = nb02.contributions_grid(V, A_EXACT, TOKENS)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        ax = fig.axes[0]
+        assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
+            "クエリ 私 (i = 1)", "バリューの特徴 1", "バリューの特徴 2")
+        assert _JAPANESE.search(fig.get_suptitle())
+        plt.close(fig)
+        live = nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
+        text = live.update(query=2, w_k22=-3.0)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+        assert text.startswith("クエリ 猫 (i=3)") and "\n寄与 a_ij v_j: " in text, text
+        assert (live.ax_w.get_xlabel(), live.ax_w.get_ylabel()) == ("キーのトークン $j$",
+                                                                    "注意重み $a_{ij}$")
+        verdicts = [nb02.check_weight_row(..., Q, K, i=1), nb02.check_weight_row([1 / 3] * 3, Q, K, i=1),
+                    nb02.check_weight_row(A_EXACT[:, 1], Q, K, i=1),
+                    nb02.check_output_row(A_EXACT[1] @ V, Q, K, V, i=1),
+                    nb02.check_output_row([0.0, 0.0], Q, K, V, i=1)]
+    messages = [v.message for v in verdicts]
+    assert all(_JAPANESE.search(m) and not _ENGLISH_RUN.search(m) and "{" not in m
+               for m in messages), messages
+    assert "クエリの 2 行目の重み" in messages[0] and "ソフトマックスをとります" in messages[1], messages
+    assert "A の第 2 行ではなく第 2 列" in messages[2] and "出力 o_2" in messages[3], messages

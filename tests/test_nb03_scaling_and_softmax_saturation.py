@@ -5,6 +5,8 @@ The lesson code (the seeded ten-key draw, the saturation measure, the averaged c
 notebook, which asserts it against the hand computations and the core; nbval compares what it prints.
 """
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -215,3 +217,69 @@ def test_check_dot_product_variance_takes_4_decimals():
     assert nb03.check_dot_product_variance(1.00004, d_k=64, scaled=True).ok
     assert nb03.check_dot_product_variance(64, d_k=64).message == \
         "Correct: the Var[q.k] for d_k = 64 is 64 (within 1e-4)."
+
+
+# --- the Japanese edition --------------------------------------------------------
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
+_ENGLISH_RUN = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")  # three English words in a row
+
+
+def _japanese(text: str) -> bool:
+    return bool(_JAPANESE.search(text)) and not _ENGLISH_RUN.search(text)
+
+
+def _figure_texts(fig):
+    texts = [fig.get_suptitle()] + [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    for ax in fig.axes:
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend():
+            texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    def words(text):  # what is left without formulas and symbols, the same in every language
+        return re.sub(r"\$[^$]*\$|softmax|d_k", "", text)
+
+    return [t for t in texts if re.search(r"[^\W\d_]", words(t))]
+
+
+def test_figures_live_figure_choices_and_verdicts_in_japanese():
+    """In notebooks/ja/03 every figure, the widget's texts, the printed choices and the verdicts
+    come out in Japanese, and the figures still fit (needs locale/ja/LC_MESSAGES/course.mo with
+    the translations of course/nb03_*.py)."""
+    from course import i18n
+    rng = np.random.default_rng(0)
+    d_ks = 2 ** np.arange(11)
+    curves = {name: {key: rng.random(11) for key in ("max_weight", "entropy", "jacobian_norm")}
+              for name in ("unscaled", "scaled")}
+    with i18n.language_as("ja"):
+        figs = [nb03.plot_saturation_curves(d_ks, curves),
+                nb03.plot_score_histograms({d: rng.normal(size=(500, d)).sum(axis=1)
+                                            for d in (4, 64, 512)}),
+                nb03.plot_ten_key_softmax(np.eye(10)[3], np.full(10, 0.1), 512),
+                nb03.plot_saturation_small_multiples(
+                    {d: (ac.softmax(rng.normal(size=10) * d), ac.softmax(rng.normal(size=10)))
+                     for d in (1, 16, 64, 256, 1024)})]
+        for fig in figs:
+            assert not figures.layout_problems(fig), figures.layout_problems(fig)
+            texts = _figure_texts(fig)
+            assert texts and all(_japanese(t) for t in texts), texts
+        assert figs[0].axes[2].get_title() == "ヤコビ行列のノルム (勾配の大きさ)"
+        assert figs[3].axes[5].get_title().startswith("スケーリング後、d_k = 1\n最大 0.")
+        live = nb03.LiveSaturation(_scores_for, _saturation)
+        text = live.update(d_k=1024)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+        assert text.splitlines()[1:] == [
+            "スケーリングなし: 最大の重み 96.000、エントロピー -96.000 ナット、||J|| 0.100",
+            "スケーリングあり: 最大の重み 3.000、エントロピー -3.000 ナット、||J|| 0.100"]
+        assert live.axes["raw"].get_title().endswith("\n最大の重み 96.000、エントロピー -96.000 ナット、||J|| 0.100")
+        choices = dict(nb03.WHY_SCALE_CHOICES)
+        verdicts = [nb03.check_dot_product_variance(64, d_k=64),
+                    nb03.check_dot_product_variance(8, d_k=64),
+                    nb03.check_dot_product_variance([1, 2], d_k=64, scaled=True),
+                    nb03.check_why_scale(...), nb03.check_why_scale("b"), nb03.check_why_scale("a"),
+                    nb03.check_why_scale("c"), nb03.check_why_scale("d")]
+    assert list(choices) == ["a", "b", "c"] and all(_japanese(t) for t in choices.values()), choices
+    assert nb03.WHY_SCALE_CHOICES["b"].startswith("it keeps the variance")  # English again outside
+    messages = [v.message for v in verdicts]
+    assert all(_japanese(m) and "{" not in m for m in messages), messages
+    assert messages[0] == "正解です: d_k = 64 のときの Var[q.k] = 64 (誤差 1e-4 以内)。"
+    assert messages[5].startswith("惜しい: それは「ベクトルの長さを正規化しているだけ」という誤解です。")

@@ -5,6 +5,7 @@ The leak test and the buggy masks are lesson code in the notebook itself, which 
 they show; strict nbval runs it and compares what it prints."""
 
 import io
+import re
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -191,3 +192,47 @@ def test_attention_check_recognises_masking_v(padded_batch):
     masked_v = (unmasked * np.isfinite(P)) @ V
     assert checks.check_attention(masked_v, Q, K, V, mask=P).mistake == "mask_on_values"
     assert checks.check_attention(..., Q, K, V, mask=P).status == checks.UNANSWERED
+
+
+# --- the Japanese edition ----------------------------------------------------------------
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
+_ENGLISH_RUN = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")  # three English words in a row
+
+
+def _japanese(text: str) -> bool:
+    return bool(_JAPANESE.search(text)) and not _ENGLISH_RUN.search(text)
+
+
+def test_figure_live_figure_and_verdicts_in_japanese():
+    """In notebooks/ja/04 the mask figure, the widget's texts and the verdicts come out in
+    Japanese, and the figures still fit (needs locale/ja/LC_MESSAGES/course.mo with the
+    translations of course/nb04_masking.py)."""
+    from course import i18n
+    with i18n.language_as("ja"):
+        fig = nb04.plot_mask_patterns(lengths=(6, 4, 2), seed=0)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        assert [fig.axes[c].get_title() for c in range(4)] == ["なし", "因果", "パディング", "両方"]
+        texts = [fig.get_suptitle(), fig.axes[-1].get_ylabel(), fig.axes[8].get_xlabel(),
+                 *(fig.axes[4 * b].get_ylabel() for b in range(3))]
+        assert all(_japanese(t) for t in texts), texts
+        assert fig.axes[4].get_ylabel() == "要素 1 (長さ 4)\nクエリの位置 i"
+        plt.close(fig)
+        live = nb04.LiveMask()
+        text = live.update(position=3, mask="both", item=1)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+        texts = [text, live.ax_im.get_title(), live.ax_bar.get_title(), live.ax_bar.get_xlabel(),
+                 live.ax_bar.get_ylabel(), live.ax_im.get_ylabel()]
+        assert all(_japanese(t) for t in texts), texts
+        assert text.splitlines()[0] == "マスク: 両方、バッチの要素 1 (長さ 4)、クエリ 3"
+        assert live.ax_im.get_title() == "マスク: 両方、要素 1 (長さ 4)"
+        future = np.triu(np.ones((5, 5), dtype=bool), k=1)
+        verdicts = [nb04.check_causal_mask(..., n=5), nb04.check_causal_mask(ac.causal_mask(5), n=5),
+                    nb04.check_causal_mask(ac.causal_mask(5).T, n=5),
+                    nb04.check_causal_mask(np.where(future, -1e9, 0.0), n=5),
+                    nb04.check_causal_mask(np.zeros((5, 5)), n=5)]
+    messages = [v.message for v in verdicts]
+    assert all(_japanese(m) and "{" not in m for m in messages), messages
+    assert "n = 5 の因果マスク" in messages[0] and messages[1].startswith("正解です"), messages
+    assert messages[3].startswith("重みは同じで、約束ごとが違うだけです: "), messages[3]
+    assert [v.mistake for v in verdicts[2:4]] == ["mask_lower_triangle", "mask_large_negative"]

@@ -1,13 +1,17 @@
 """Plot functions and self-checks added for notebook 05 (multi-head attention)."""
 
+import re
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks, figures
+from course import checks, figures, i18n
 from course import nb05_multi_head_attention as nb05
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # hiragana, katakana, kanji
 
 
 def test_divisors():
@@ -220,6 +224,69 @@ def test_multi_head_scale_explanations_carry_the_numbers_of_the_case():
     example = _example_narrow_heads()  # d_model = 6 != h*d_k = 4: scaling by sqrt(6) is named too
     v = _multi_head(lambda *e: _per_head_scale(*e, D=6), example)
     assert v.mistake == "mha_scaled_by_d_model" and "by sqrt(d_model) = sqrt(6)" in v.message
+
+
+# --- the Japanese edition ------------------------------------------------------
+
+def _japanese(*texts):
+    """Every text has Japanese in it: (text, ...) of those that have none."""
+    return [t for t in texts if not JAPANESE.search(t)]
+
+
+def test_figures_and_checks_speak_japanese_in_the_japanese_edition():
+    """In notebooks/ja/05 the figures (the notebook's own head titles too) and verdicts are
+    Japanese, and every figure still fits its fixed layout."""
+    d = nb05.head_count_demo()
+    w = ac.multi_head_attention(d["X"][:6], d["X"][:6], d["W_Q"], d["W_K"], d["W_V"], d["W_O"], 4)[1]
+    with i18n.language_as("ja"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        fig = nb05.head_weights_row(w, list(nb05.NOTEBOOK_TITLES[:4]), labels=list("abcdef"),
+                                    suptitle=nb05.NOTEBOOK_TITLES[4])
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        assert not _japanese(fig._suptitle.get_text(), *(ax.get_title() for ax in fig.axes),
+                             fig.axes[0].get_ylabel(), fig.axes[-1].get_xlabel())
+        plt.close(fig)
+        fig = nb05.head_weights_by_h(d, hs=(1, 2, 3, 6))
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        titles = [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()]
+        assert len(titles) == 1 + 2 + 3 + 6 and not _japanese(*titles)
+        assert not _japanese(fig._suptitle.get_text(), fig.axes[-1].get_ylabel(),
+                             *(t.get_text() for t in fig.texts))
+        plt.close(fig)
+        live = nb05.LiveHeadCount()
+        for h in nb05.divisors(12):
+            text = live.update(h=h)
+            assert not figures.layout_problems(live.fig), (h, figures.layout_problems(live.fig))
+            assert not _japanese(text, live.title.get_text(), *(t.get_text() for t in live.labels[:h]))
+            assert live.labels[h - 1].get_text().endswith(f" {h - 1}")  # still counted from 0
+        assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
+        verdicts = [nb05.check_W_O_shape(..., 16, 4, 3, 5), nb05.check_W_O_shape((20, 16), 16, 4, 3, 5),
+                    nb05.check_W_O_shape((1, 2), 16, 4, 3, 5), nb05.check_W_O_shape("ab", 16, 4, 3, 5),
+                    nb05.check_mha_param_count(4 * 512 ** 2, 512, 8),
+                    nb05.check_mha_param_count(12345, 512, 8),
+                    nb05.check_mha_param_count([1], 512, 8),
+                    _multi_head(lambda *e: ac.multi_head_attention(e[0], e[0], *e[1:])[0],
+                                _example_d_model_4())]
+        verdicts += [case() for case in MISTAKE_CASES.values()]
+        assert not _japanese(*(v.message for v in verdicts))
+        v = MISTAKE_CASES["W_O_transposed"]()
+        assert v.mistake == "W_O_transposed" and "(16, 20)" in v.message  # the numbers are kept
+        v = MISTAKE_CASES["mha_scaled_by_d_model"]()  # {scale} filled in after the translation
+        assert "sqrt(d_model) = sqrt(h*d_k) = sqrt(4)" in v.message, v.message
+    assert nb05.check_W_O_shape((20, 16), 16, 4, 3, 5).message.startswith("Correct: W_O has shape")
+
+
+def test_notebook_titles_are_the_ones_the_notebook_passes():
+    """NOTEBOOK_TITLES marks the notebook's own texts for translation: a changed cell would leave
+    the Japanese figure with an English title, so the two must stay the same strings."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "05_multi_head_attention.ipynb"
+    code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells
+                     if c.cell_type == "code")
+    assert [t for t in nb05.NOTEBOOK_TITLES if f'"{t}"' not in code] == []
 
 
 def test_multi_head_without_W_O_is_named_when_W_O_is_not_square():

@@ -1,12 +1,17 @@
 """Tests of notebook 06's companion: its figures, its live figure and its self-checks."""
 
+import re
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks, figures
+from course import checks, figures, i18n
 from course import nb06_positional_encoding as nb06
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # hiragana, katakana, kanji
 
 
 def _sum_cos(k, d_model):
@@ -179,6 +184,60 @@ def test_permuted_output_matches_real_attention():
         return ac.multi_head_attention(Z, Z, p.W_Q, p.W_K, p.W_V, p.W_O, 2)[0]
 
     assert nb06.check_permuted_output(mha(X[PERM]), mha(X), PERM).ok
+
+
+# --- the Japanese edition ------------------------------------------------------
+
+def _japanese(*texts):
+    """Every text has Japanese in it: (text, ...) of those that have none."""
+    return [t for t in texts if not JAPANESE.search(t)]
+
+
+def test_figures_and_checks_speak_japanese_in_the_japanese_edition():
+    """In notebooks/ja/06 the figures, the live figure's texts and the verdicts are Japanese (the
+    parity in the sin/cos diagnosis too), and every figure still fits its fixed layout."""
+    ks = np.arange(61)
+    pe = ac.sinusoidal_positional_encoding(111, 32)
+    dots = np.array([pe[p + ks] @ pe[p] for p in (0, 10, 50)])
+    with i18n.language_as("ja"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        for fig in (nb06.pe_heatmap(64, 32), nb06.pe_curves(60, 32, (0, 1, 6, 14)),
+                    nb06.pe_dot_vs_offset(ks, dots, (0, 10, 50), 32)):
+            ax = fig.axes[0]
+            assert not figures.layout_problems(fig), figures.layout_problems(fig)
+            assert not _japanese(ax.get_title(), ax.get_xlabel())
+            plt.close(fig)
+        fig = nb06.pe_curves(60, 32, (0, 1, 6, 14))
+        assert not _japanese(*(t.get_text() for t in fig.axes[0].get_legend().get_texts()))
+        fig = nb06.pe_dot_vs_offset(ks, dots, (0, 10, 50), 32)
+        assert not _japanese(fig.axes[0].get_legend().get_title().get_text())
+        fig = nb06.pe_vectors_grid((0, 1, 10, 50), (8, 32))
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        assert not _japanese(fig._suptitle.get_text(), *(ax.get_xlabel() for ax in fig.axes))
+        live = nb06.LivePositionalEncoding()
+        for pos, d_model in ((0, 4), (10, 16), (100, 128)):
+            text = live.update(pos=pos, d_model=d_model)
+            assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+            assert not _japanese(text.splitlines()[-1], live.dot_title.get_text(),
+                                 live.ax_bar.get_xlabel(), live.ax_dot.get_xlabel())
+            assert f"PE(pos) . PE(pos) = {d_model / 2:.3f}" in text  # the numbers are kept
+        assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
+        verdicts = {key: nb06.check_pe_entry(value, pos=10, dim=3, d_model=8)
+                    for key, value in PE_ENTRY_MISTAKES.items()}
+        verdicts |= {key: nb06.check_permuted_output(value, Y_P, PERM)
+                     for key, value in PERMUTED_MISTAKES.items()}
+        others = [nb06.check_pe_entry(..., 10, 3, 8), nb06.check_pe_entry(0.5403, 10, 3, 8),
+                  nb06.check_pe_entry(0.123, 10, 3, 8), nb06.check_permuted_output(..., Y_P, PERM),
+                  nb06.check_permuted_output(Y_P[PERM], Y_P, PERM)]
+        assert [v.mistake for v in verdicts.values()] == list(verdicts)
+        assert not _japanese(*(v.message for v in [*verdicts.values(), *others]))
+        # the {parity} of the diagnosis is translated too: "dim = 3 is odd." says it in Japanese
+        odd = verdicts["pe_swapped_sin_cos"].message.rsplit("dim = 3", 1)[1]
+        even = nb06.check_pe_entry(np.cos(5 / 10000 ** (4 / 8)), 5, 4, 8).message.rsplit("dim = 4", 1)[1]
+        assert not _japanese(odd, even) and odd != even, (odd, even)
+        assert "odd" not in odd and "even" not in even, (odd, even)
+    v = nb06.check_pe_entry(PE_ENTRY_MISTAKES["pe_swapped_sin_cos"], pos=10, dim=3, d_model=8)
+    assert v.message.endswith("dim = 3 is odd.")  # English again outside the block
 
 
 def test_every_registered_06_mistake_is_tested_here():

@@ -4,14 +4,20 @@ The lesson code (row influence, the inside-the-hull test, the kinks of a bent li
 the 1-D FFN) is in the notebook's cells, which assert what matters; nbval runs them.
 """
 
+import re
+import warnings
+
 import ipywidgets as widgets
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks, figures
+from course import checks, figures, i18n
 from course import nb07_feed_forward_network as nb07
 from course.live import interactive
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # hiragana, katakana, kanji
 
 FFN_1D = ac.FFNParams(W_1=np.array([[1.0, -1.0, 2.0, 0.5]]), b_1=np.array([0.0, -0.5, -2.0, 1.0]),
                       W_2=np.array([[1.0], [1.0], [-1.5], [0.5]]), b_2=np.array([-0.5]))
@@ -238,6 +244,66 @@ def test_ffn_output_mistake_message():
     v = nb07.check_ffn_output(OUTPUT_MISTAKES["ffn_missing_b_2"], X_T, W_1T, B_1T, W_2T, B_2T)
     assert v.message == ('Not quite: this is the classic mistake "a missing b_2". Add the output '
                          "bias b_2 at the very end: ... W_2 + b_2.")
+
+
+# --- the Japanese edition --------------------------------------------------------
+
+def _japanese(*texts):
+    """Every text has Japanese in it: (text, ...) of those that have none."""
+    return [t for t in texts if not JAPANESE.search(t)]
+
+
+def _words(fig):
+    """Titles, axis labels, colour-bar labels and legend entries of fig that contain words."""
+    texts = [fig._suptitle.get_text()] if fig._suptitle else []
+    for ax in fig.axes:
+        texts += [ax.get_title(), ax.get_title("left"), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend():
+            texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    texts += [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    notation = re.compile(r"^(FFN(\(x\))?|t = [01]|ReLU\(x w1_j \+ b1_j\)|FFN: \|\|.*)$")  # no words
+    return [t for t in texts if t and not notation.match(t)
+            and not re.fullmatch(r"j = \d: .*", t)]  # the hinge of unit j: a formula
+
+
+def test_figures_and_checks_speak_japanese_in_the_japanese_edition():
+    """In notebooks/ja/07 every figure's titles, labels and legends, the live figure's texts and
+    the verdicts are Japanese, and every figure still fits its fixed layout."""
+    rng = np.random.default_rng(0)
+    V = np.array([[0.0, 0.0], [3.0, 0.5], [1.0, 1.0], [2.0, 2.5], [0.5, 2.0]])
+    xs = np.linspace(-3.0, 3.0, 61)
+    hinges = ac.relu(xs[:, None] * FFN_1D.W_1[0] + FFN_1D.b_1) * FFN_1D.W_2[:, 0]
+    with i18n.language_as("ja"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        built = [nb07.locality_figure(rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), changed=2),
+                 nb07.influence_figure(np.diag([0.5, 1.25, 2.0]), np.full((3, 3), 0.5)),
+                 nb07.convex_hull_figure(V, ac.softmax(rng.normal(size=(50, 5))) @ V),
+                 nb07.bent_line_figure(_random_ffn(2, 8, 3), np.array([-2.0, -1.0]),
+                                       np.array([2.0, 1.5]), np.array([0.25, 0.6])),
+                 nb07.ffn_1d_figure(xs, hinges, hinges.sum(axis=1) + FFN_1D.b_2[0], CORNERS_1D)]
+        for fig in built:
+            assert not figures.layout_problems(fig), figures.layout_problems(fig)
+            words = _words(fig)
+            assert len(words) >= 3 and not _japanese(*words), words
+            plt.close(fig)
+        influence = nb07.influence_figure(np.eye(3), np.full((3, 3), 0.5))
+        assert _japanese(*(ax.get_title() for ax in influence.axes[:2])) == ["FFN: ||∂out_i / ∂x_j||"]
+        live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
+        for x in (-3.0, 0.5, 1.5, 3.0):
+            text = live.update(x=x)
+            assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+            assert not _japanese(live.title.get_text(), text.splitlines()[3], *_words(live.fig))
+        assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
+        verdicts = [nb07.check_ffn_param_count(answer, 512, 2048) for answer in
+                    (..., 2 * 512 * 2048 + 2048 + 512, 123, 2.5, [1], *PARAM_COUNT_MISTAKES)]
+        verdicts += [nb07.check_ffn_output(answer, X_T, W_1T, B_1T, W_2T, B_2T) for answer in
+                     (..., np.array([[3.5, -4.0], [0.0, 4.0]]), np.zeros((2, 2)),
+                      *OUTPUT_MISTAKES.values())]
+        assert not _japanese(*(v.message for v in verdicts))
+        v = nb07.check_ffn_param_count(2 * 512 * 2048, 512, 2048)
+        assert v.mistake == "ffn_no_biases" and "2,097,152" in v.message  # the number as in English
+    v = nb07.check_ffn_param_count(2 * 512 * 2048, 512, 2048)
+    assert v.message.startswith("Not quite: 2,097,152 is what forgetting the biases gives.")
 
 
 def test_every_registered_07_mistake_is_tested_here():

@@ -1,11 +1,14 @@
 """Tests for notebook 08 (the Transformer block): its figures, live figure and self-checks."""
 
+import re
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks, figures
+from course import checks, figures, i18n
 from course import nb08_transformer_block as nb08
 from course.live import interactive
 
@@ -105,6 +108,76 @@ def test_transformer_architecture_names_each_attention_box_and_has_every_layer()
     assert len(set(colours)) == 3
     assert "2 in this notebook" in legend.get_title().get_text()
     plt.close(fig)
+
+
+# Latin words a Japanese figure text may keep: the paper's box names, symbols, token labels.
+_KEPT = re.compile(r"Vaswani|et al|Transformer|Multi-Head Attention|Masked|Add & Norm|Feed Forward|"
+                   r"Input embedding|Output embedding|Linear|Softmax|<s>|like|cats")
+
+
+def _english_words(text: str) -> list[str]:
+    """Runs of two or more English words: what an untranslated label would still hold."""
+    return re.findall(r"[A-Za-z]{2,}(?:[ ,'-]+[A-Za-z]{2,})+", _KEPT.sub(" ", text))
+
+
+def test_figures_live_text_and_verdicts_in_the_japanese_edition(weights):
+    """notebooks/ja/08: the same figures with Japanese texts, fitting their layouts, no tofu."""
+    self_w, cross_w = weights
+    with i18n.language_as("ja"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        fig = nb08.transformer_architecture(num_layers_paper=6, num_layers_here=2)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        ax = fig.axes[0]
+        assert ax.get_title().startswith("Vaswani et al. (2017) の Transformer を描き直した図")
+        texts = [t.get_text() for t in ax.texts]
+        # the paper's box names stay (the Japanese prose quotes them), the kind under them is Japanese
+        assert "Multi-Head Attention\n(交差注意)" in texts
+        assert "Masked Multi-Head Attention\n(デコーダのマスク付き自己注意)" in texts
+        assert {"エンコーダ", "デコーダ", "位置\nエンコーディング"} <= set(texts)
+        kinds = ["encoder self-attention", "masked decoder self-attention", "cross-attention"]
+        assert sorted(p.get_gid() for p in ax.patches if p.get_gid() in kinds) == sorted(kinds)
+        legend = ax.get_legend()
+        labels = [t.get_text() for t in legend.get_texts()]
+        assert [label.split(":")[0] for label in labels] == ["エンコーダの自己注意",
+                                                             "デコーダのマスク付き自己注意", "交差注意"]
+        assert "論文では 6 層" in legend.get_title().get_text()
+        for text in texts + labels + [legend.get_title().get_text(), ax.get_title()]:
+            assert not _english_words(text), text
+        plt.close(fig)
+
+        fig = nb08.block_attention_grid(self_w, cross_w, TGT, SRC, head=1)
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        assert fig._suptitle.get_text().startswith("デコーダのアテンション、ヘッド 1")
+        heatmaps = [ax for ax in fig.axes if ax.images]
+        assert [ax.get_title() for ax in heatmaps[:2]] == ["層 1: マスク付き自己注意 (n, n)",
+                                                           "層 1: 交差注意 (n, m)"]
+        assert heatmaps[1].get_xlabel() == "キー/バリュー: エンコーダの位置 j"
+        for ax in heatmaps:
+            assert not _english_words(ax.get_title() + ax.get_xlabel() + ax.get_ylabel())
+        plt.close(fig)
+
+        live = nb08.LiveDecoderAttention(self_w, cross_w, TGT, SRC)
+        text = live.update(layer=2, head=1, position=3)
+        assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
+        assert text.startswith("デコーダ層 2、ヘッド 1、位置 3 (cats)\n自己注意の行")
+        assert _row(SRC, cross_w[1][1, 3]) in text and not _english_words(text)
+        assert live.title_c.get_text() == "層 2、ヘッド 1: 交差注意"
+        assert live.fig.axes[1].get_xlabel() == "キーの位置 j (エンコーダ)"
+        assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
+
+        v = nb08.check_cross_weights_shape((5, 4), 4, 5)
+        assert v.mistake == "cross_weights_transposed"
+        assert v.message.startswith("惜しい: (5, 4) は「転置した形状」です。"), v.message
+        v = nb08.check_cross_weights_shape((2, 4, 5), 4, 5, h=2)
+        assert v.ok and v.message.startswith("正解です: (2, 4, 5) = (h, n, m)。"), v.message
+        assert "K と V を与える配列" in nb08.check_cross_kv_source(..., np.zeros((5, 8))).message
+        for v in (nb08.check_cross_weights_shape((4, 8), 4, 5, h=2),
+                  nb08.check_cross_weights_shape((1, 4, 5), 4, 5),
+                  nb08.check_cross_kv_source(np.ones(3), np.zeros((5, 8))),
+                  nb08.check_layer_norm(..., X_LN)):
+            assert v.message.startswith(("惜しい: ", "まだ答えていません: ")), v.message
+            assert not _english_words(v.message.replace("attention_core", "")), v.message
+    assert nb08.check_cross_weights_shape((5, 4), 4, 5).message.startswith("Not quite: (5, 4) is")
 
 
 # --- self-checks ---------------------------------------------------------------

@@ -4,13 +4,15 @@ The measurement, the slope and the tile counts are taught (and asserted) in the 
 """
 
 import math
+import re
+import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks, figures
+from course import checks, figures, i18n
 from course import nb09_cost_of_attention as nb09
 from course.live import interactive
 
@@ -113,6 +115,68 @@ def test_live_tiling_in_a_widget():
                          block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
     box.controls["n"].value = 256
     assert "n = 256, block_size = 8: 32 x 32 = 1,024 tiles" in box.children[1].value
+
+
+def _english_words(text: str) -> list[str]:
+    """Runs of two or more English words (float64, KiB and the like aside): untranslated text."""
+    return re.findall(r"[A-Za-z]{2,}(?:[ ,'-]+[A-Za-z]{2,})+", text)
+
+
+def test_figures_live_text_and_verdicts_in_the_japanese_edition():
+    """notebooks/ja/09: the same figures with Japanese texts, fitting their layouts, no tofu."""
+    with i18n.language_as("ja"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        fig = nb09.tiling_small_multiples(64, {b: counts(64, b) for b in (64, 32, 16, 8)})
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        assert fig._suptitle.get_text() == ("スコアの格子 n x n = 64 x 64: "
+                                            "一度に保持するのは赤いタイルだけ")
+        titles = [ax.get_title() for ax in fig.axes]
+        assert titles[0] == "b = 64: タイル 1 枚\n一度に保持: 4,096 個の成分"
+        assert titles[3] == "b = 8: タイル 64 枚\n一度に保持: 64 個の成分"
+        assert (fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()) == ("キーの位置 j", "クエリの位置 i")
+        plt.close(fig)
+
+        sweeps = {"a": {"n": np.array([1, 2, 4]), "peak_bytes": np.array([1.0, 4.0, 16.0])}}
+        fig = nb09.cost_loglog(sweeps, "peak_bytes", "バイト", "t", refs={2: "a", 1: "a"})
+        assert not figures.layout_problems(fig), figures.layout_problems(fig)
+        ax = fig.axes[0]
+        assert ax.get_xlabel() == "系列長 n (対数目盛)"
+        assert [t.get_text() for t in ax.get_legend().get_texts()][1:] == ["基準線 ∝ n²",
+                                                                           "基準線 ∝ n"]
+        plt.close(fig)
+
+        live = nb09.LiveTiling(counts)
+        for n, b in [(64, 8), (4096, 128), (48, 32), (16384, 1), (16384, 256)]:
+            text = live.update(n=n, block_size=b)
+            assert not figures.layout_problems(live.fig), (n, b, figures.layout_problems(live.fig))
+        text = live.update(n=4096, block_size=128)
+        assert text.startswith("n = 4096, block_size = 128: 32 x 32 = 1,024 枚のタイル\n")
+        assert "-> 1,024 分の 1" in text and "どちらも 16,777,216" in text
+        assert live.grid_title.get_text() == "n = 4096, b = 128\n32 x 32 = 1,024 枚のタイル"
+        assert live.bar_title.get_text().endswith("タイル化: 1,024 分の 1")
+        assert live.labels[0].get_text() == "素朴: n x n 全体: 16,777,216 (128.0 MiB)"
+        assert live.ax_bar.get_xlabel() == "一度に保持するスコアの成分数 (対数目盛)"
+        for t in (text, live.grid_title.get_text(), live.bar_title.get_text(),
+                  live.too_fine.get_text(), *(label.get_text() for label in live.labels)):
+            assert not _english_words(t), t
+        assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"
+
+        v = nb09.check_heads_cost_ratio(1, n=3000, d_model=768, h_from=12, h_to=24)
+        assert v.ok and v.message == "正解です: h = 12 から h = 24 にしたときの積和演算の回数の倍率 = 1。"
+        v = nb09.check_score_entries(2000 * 2000, n=2000, h=12, d_k=64)
+        assert v.mistake == "cost_forgot_heads"
+        assert v.message.startswith("惜しい: 4,000,000 は「"), v.message
+        v = nb09.check_score_entries(12 * 2000 * 64, n=2000, h=12, d_k=64)  # {per_head} filled in
+        assert v.mistake == "cost_size_of_Q" and "(ヘッドごと)" in v.message, v.message
+        assert "正解です: スコアの成分数 = 48,000,000。" == nb09.check_score_entries(
+            48_000_000, n=2000, h=12).message
+        assert "ここまでの和 l'" in nb09.check_online_sum(..., 3.0, 1.2, [4.0, 2.0, -1.0]).message
+        for v in (nb09.check_online_sum(1.58, 3.0, 1.2, [4.0, 2.0, -1.0]),  # close
+                  nb09.check_growth_ratio(5), nb09.check_score_mib("big", n=4096),
+                  nb09.check_score_mib(100, n=4096)):
+            assert v.status == checks.WRONG and not _english_words(v.message), v.message
+    assert nb09.check_growth_ratio(5).message == (
+        "Not quite: you gave 5. Think of the (n, n) grid of pairs.")
 
 
 # ---------------------------------------------------------------- self-checks

@@ -3,6 +3,8 @@ course/nb10_learning_to_attend.py, and the committed notebook's stored state."""
 
 import io
 import json
+import re
+import warnings
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks, figures
+from course import checks, figures, i18n
 from course import nb10_learning_to_attend as nb10
 from course.live import interactive
 
@@ -142,6 +144,65 @@ def test_interactive_wires_the_step_slider(fake_training):
     box = interactive(live, step=slider)
     slider.value = 150
     assert "step 150:" in box.children[1].value
+
+
+# --- the Japanese edition ----------------------------------------------------------------
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
+
+
+def _texts_not_in_japanese(fig) -> list[str]:
+    """The suptitle, titles, axis labels and legend texts of fig that have no Japanese in them."""
+    texts = [fig.get_suptitle()]
+    texts += [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    for ax in fig.axes:
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend() is not None:
+            texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    return [t for t in texts if t and not _JAPANESE.search(t)]
+
+
+def _width_results():
+    t = np.arange(101)
+    return {(d_k, s): np.stack([np.exp(-t / 30) + (0 if s else 0.3), np.ones(101),
+                                1e-2 * np.exp(-t / 40), np.full(101, 1.9 if s else 0.1)], 1)
+            for d_k in (8, 64, 512) for s in (True, False)}
+
+
+def test_figures_and_checks_in_the_japanese_edition(fake_training):
+    """notebooks/ja/10 draws the same figures with translated texts: Japanese, fitting the layout,
+    no missing glyph; the live figure's summary and the verdicts are Japanese too."""
+    log, maps = fake_training
+    with i18n.language_as("ja"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        curves = nb10.plot_training_curves(log)
+        trained = nb10.plot_attention_map(perfect_map(), LABELS, L,  # with the notebook's title
+                                          title="trained head, held-out sequence 0")
+        snapshots = nb10.plot_snapshots(maps, log, LABELS, L, steps=(0, 20, 40, 150))
+        widths = nb10.plot_width_experiment(_width_results(), (8, 64, 512))
+        live = nb10.LiveTraining(maps, log, LABELS, L)
+        summary = live.update(step=40)
+        figs = [curves, nb10.plot_attention_map(perfect_map(), LABELS, L), trained, snapshots,
+                widths, live.fig]
+        for fig in figs:
+            assert not figures.layout_problems(fig), figures.layout_problems(fig)
+            assert not _texts_not_in_japanese(fig), _texts_not_in_japanese(fig)
+        off_by_one = nb10.check_reversal_key(4, i=8, L=6)
+        wrong = nb10.check_reversal_key(0, i=8, L=6)
+        unanswered = nb10.check_attention_dQ(..., *_dQ_variants()[0])
+    assert curves.get_suptitle().startswith("6 個の数字を逆順に")
+    assert curves.axes[0].get_xlabel() == "訓練のステップ"
+    assert trained.axes[0].get_title().startswith("訓練したヘッド、ホールドアウト系列 0\n")
+    assert trained.axes[1].get_ylabel() == "注意重み"  # the colour bar
+    assert snapshots.axes[3].get_title().startswith("ステップ 150: 損失")
+    assert "d_k = 512, 1/sqrt(d_k) なし" in [t.get_text() for t in widths.legends[0].get_texts()]
+    assert summary.startswith("ステップ 40: ") and "6 行中 6 行" in summary
+    assert live.title_map.get_text().startswith("ステップ 40")
+    assert off_by_one.mistake == "reversal_off_by_one"
+    assert off_by_one.message.startswith("惜しい: 4 は「1 つずれ")
+    assert wrong.status == checks.WRONG and wrong.message.startswith("惜しい: 0 ではありません。")
+    assert unanswered.message.startswith("まだ答えていません") and "勾配 dL/dQ" in unanswered.message
+    assert nb10.check_reversal_key(4, i=8, L=6).message.startswith("Not quite: 4 is off by one")
 
 
 # --- self-checks ---------------------------------------------------------------------------

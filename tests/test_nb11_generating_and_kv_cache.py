@@ -3,6 +3,8 @@ of course/nb11_generating_and_kv_cache.py, and the committed notebook's stored s
 
 import io
 import json
+import re
+import warnings
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from course import checks, figures
+from course import checks, figures, i18n
 from course import nb11_generating_and_kv_cache as nb11
 from course.live import interactive
 
@@ -96,6 +98,56 @@ def test_interactive_wires_the_step_slider(steps_and_costs):
     box = interactive(nb11.LiveKVCache(weights, LABELS, PROMPT_LEN, costs), step=slider)
     slider.value = 5
     assert "step 5: the new query at position 11" in box.children[1].value
+
+
+# --- the Japanese edition ----------------------------------------------------------------
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
+
+
+def _texts_not_in_japanese(fig) -> list[str]:
+    """The suptitle, titles, axis labels and legend texts of fig that have no Japanese in them."""
+    texts = [fig.get_suptitle()]
+    texts += [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    for ax in fig.axes:
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        if ax.get_legend() is not None:
+            texts += [t.get_text() for t in ax.get_legend().get_texts()]
+    return [t for t in texts if t and not _JAPANESE.search(t)]
+
+
+def test_figures_and_checks_in_the_japanese_edition(steps_and_costs):
+    """notebooks/ja/11 draws the same figures with translated texts: Japanese, fitting the layout,
+    no missing glyph; the live figure's summary and the verdicts are Japanese too."""
+    weights, costs = steps_and_costs
+    Ts = 2 ** np.arange(4, 13)
+    counts = {"recompute": Ts.astype(float) ** 3, "cached": Ts.astype(float) ** 2}
+    times = {"recompute": [0.01, 0.04, 0.16, 0.6], "cached": [0.005, 0.01, 0.02, 0.05]}
+    with i18n.language_as("ja"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
+        both = nb11.plot_costs(Ts, counts, Ts[:4], times)
+        generation = nb11.plot_generation_attention(weights, LABELS, PROMPT_LEN)
+        live = nb11.LiveKVCache(weights, LABELS, PROMPT_LEN, costs)
+        summary = live.update(step=3).splitlines()
+        for fig in (both, nb11.plot_costs(Ts, counts), generation, live.fig):
+            assert not figures.layout_problems(fig), figures.layout_problems(fig)
+            assert not _texts_not_in_japanese(fig), _texts_not_in_japanese(fig)
+        transposed = nb11.check_cache_shape((2, 16, 10), h=2, t=10, d_k=16, d_model=32)
+        correct = nb11.check_cache_shape((2, 10, 16), h=2, t=10, d_k=16, d_model=32)
+        count = nb11.check_total_score_entries(..., T=100, cached=False)
+    assert both.axes[0].get_legend().get_texts()[1].get_text() == "KV キャッシュ"
+    assert [t.get_text() for t in generation.axes[0].get_yticklabels()][0] == "位置 6"
+    assert generation.axes[1].get_title() == "ヘッド 1"
+    assert generation.axes[2].get_ylabel() == "注意重み"  # the colour bar
+    assert summary[0].startswith("ステップ 3: 位置 9 (トークン 5)")
+    assert summary[2] == "ヘッド 0 の重み: " + " ".join(f"{x:.2f}" for x in weights[3][0])
+    assert summary[-1] == "このステップの積和演算: キャッシュありで 1,000 回、接頭辞を計算し直すと 10,000 回"
+    assert transposed.mistake == "cache_transposed"
+    assert transposed.message.startswith("惜しい: (2, 16, 10) は「転置したキャッシュ」です。")
+    assert correct.ok and correct.message.startswith("正解です: (2, 10, 16) = (h, t, d_k)。")
+    assert count.message.startswith("まだ答えていません") and "T = 100" in count.message
+    english = nb11.check_cache_shape((2, 16, 10), h=2, t=10, d_k=16, d_model=32).message
+    assert english.startswith("Not quite: (2, 16, 10) is a transposed cache.")
 
 
 # --- self-checks ---------------------------------------------------------------------------
