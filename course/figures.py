@@ -22,7 +22,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from course.i18n import _
+from course.i18n import _, shown
 
 COURSE_STYLE = {
     "figure.dpi": 120,           # 1.5 x the former 80: 20 px text, sharp lines on a projector
@@ -280,7 +280,7 @@ def attention_heatmap(weights, query_labels=None, key_labels=None, title=None,
     ax.set_yticks(range(n), query_labels if query_labels is not None else range(n))
     ax.set_xlabel(_("key position j"))
     ax.set_ylabel(_("query position i"))
-    ax.set_title(_("attention weights A") if title is None else title)
+    ax.set_title(_("attention weights A") if title is None else shown(title))
     if annotate:
         for i in range(n):
             for j in range(m):

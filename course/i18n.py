@@ -81,6 +81,15 @@ def _(message: str) -> str:
     return _translations.gettext(message)
 
 
+def shown(text: str | None) -> str | None:
+    """A text a notebook passes to a course module (a title, a label), in the current language.
+
+    Its translation when the catalog has one (the module marks such texts with N_()), else the
+    text itself; None and "" stay as they are (_("") would be the catalog's header).
+    """
+    return _(text) if text else text
+
+
 def N_(message: str) -> str:
     """Mark `message` for translation without translating it (texts built at import time)."""
     return message

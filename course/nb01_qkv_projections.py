@@ -27,8 +27,14 @@ from course.checks import (
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, attention_heatmap, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _, shown
 from course.live import LiveFigure
+
+# Texts notebook 01 passes to heatmap_pair, marked here for translation: the notebook's code is the
+# same in every edition; the figure shows them with i18n.shown.
+NOTEBOOK_TITLES = (N_("Attention weights A (注意重み): shortcut vs learned projections"),
+                   N_("Q = K = V = X"), N_("separate W_Q, W_K"))
+
 
 # --- figures and live figure ----------------------------------------------------
 
@@ -127,6 +133,7 @@ def library_weights_grid(weights: dict, book_labels, strengths=(1.0, 4.0)):
 
 def heatmap_pair(left, right, labels, titles=("left", "right"), suptitle=None):
     """Two attention-weight heatmaps side by side (rows = queries, columns = keys)."""
+    suptitle = shown(suptitle)  # the notebook's own text, in the course's language
     n = np.shape(left)[0]
     fig, axes = fixed_subplots(1, 2, widths=0.62 * n, heights=0.62 * n, left=1.05, right=0.2,
                                bottom=0.75, top=0.9 if suptitle else 0.45, wgap=1.25,

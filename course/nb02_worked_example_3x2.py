@@ -14,8 +14,13 @@ from course import figures
 from course.checks import Verdict, check_value, weight_mistakes
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _
 from course.live import LiveFigure
+
+# Texts notebook 02 passes to the course's drawing functions, marked here for translation (the
+# functions show them with i18n.shown): the notebook's code is the same in every edition.
+NOTEBOOK_TITLES = (N_("Attention weights A (注意重み)"),)
+
 
 # --- figures and live figure ----------------------------------------------------
 

@@ -25,7 +25,7 @@ from course.checks import (
 from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, attention_heatmap, fixed_subplots
-from course.i18n import N_, _
+from course.i18n import N_, _, shown
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -37,14 +37,9 @@ NOTEBOOK_TITLES = (N_("head 0: same token"), N_("head 1: previous token"),
                    N_("Four hand-built heads of one multi-head attention (d_model = 12, h = 4)"))
 
 
-def _shown(text):
-    """A caller's title in the learner's language (itself if it has no translation)."""
-    return _(text) if text else text  # _("") would be the catalog's header
-
-
 def head_weights_row(weights, titles, labels=None, suptitle=None, cols_max: int = 2):
     """One annotated heatmap per head, in rows of at most cols_max. weights : (h, n, m)."""
-    titles, suptitle = [_shown(t) for t in titles], _shown(suptitle)
+    titles, suptitle = [shown(t) for t in titles], shown(suptitle)
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 3:
         raise ValueError(f"weights must be (h, n, m), got shape {weights.shape}")

@@ -24,8 +24,19 @@ from course.checks import (
 from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _, shown
 from course.live import LiveFigure
+
+# Texts notebook 09 passes to cost_loglog (its titles, axis labels and series names), marked here
+# for translation: the notebook's code is the same in every edition; cost_loglog shows them
+# with i18n.shown.
+NOTEBOOK_TITLES = (
+    N_("time per call [s] (log scale)"), N_("peak memory [MiB] (log scale)"),
+    N_("Time of naive attention"), N_("Peak memory of naive attention"),
+    N_("Peak memory: naive vs tiled"), N_("Time: naive vs tiled"),
+    N_("naive"), N_("naive (whole n x n)"), N_("tiled, b = 256"),
+)
+
 
 # --- figures and live figure ----------------------------------------------------
 
@@ -52,7 +63,7 @@ def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 
         _fig, ax = fixed_subplots(  # not "_": that is the translation
             widths=4.6, heights=3.1, left=1.0, right=0.15, bottom=0.7, top=0.45)
     for (label, sw), marker in zip(sweeps.items(), "os^D", strict=False):
-        ax.loglog(sw["n"], sw[key] / scale, marker=marker, label=label, zorder=3)
+        ax.loglog(sw["n"], sw[key] / scale, marker=marker, label=shown(label), zorder=3)
     refs = {2: next(iter(sweeps))} if refs is None else refs
     for (p, label), style in zip(refs.items(), ("--", ":", "-."), strict=False):
         n = sweeps[label]["n"].astype(float)
@@ -64,8 +75,8 @@ def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.yaxis.set_major_formatter(_plain_log_labels)  # 0.01, 0.1, 1: no 10^k mathtext to typeset
     ax.set_xlabel(_("sequence length n (log scale)"))
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_ylabel(shown(ylabel))
+    ax.set_title(shown(title))
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
     return ax.figure

@@ -25,7 +25,7 @@ from course.checks import (
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
-from course.i18n import N_, _
+from course.i18n import N_, _, shown
 from course.live import LiveFigure
 
 # The columns of a training log, as the notebook's train() records them, one row per step.
@@ -109,7 +109,7 @@ def plot_attention_map(weights, labels, L: int, title: str = N_("learned attenti
     im = _map_axes(ax, labels, L)
     im.set_array(np.asarray(weights, dtype=float))
     _outline_cells(ax, reversal_cells(L))
-    ax.set_title(_("{title}\n(red: the key each output position needs)").format(title=_(title)))
+    ax.set_title(_("{title}\n(red: the key each output position needs)").format(title=shown(title)))
     figures.colorbar(fig, im, ax, shrink=0.8, label=_("attention weight (注意重み)"))
     return fig
 

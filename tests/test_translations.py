@@ -20,6 +20,7 @@ import string
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from course import i18n
@@ -301,3 +302,41 @@ def test_links_to_notebooks_outside_the_edition_go_to_the_english_ones():
     text = f"[a]({EDITION[0]}.ipynb) and [b]({outside}.ipynb#part)"
     want = f"[a]({EDITION[0]}.ipynb) and [b](../{outside}.ipynb#part)" if outside else text
     assert translate._links_outside_edition(text, LANG) == want
+
+
+# --- texts the notebooks pass to the modules ---------------------------------------------------
+
+def _texts_passed_to_the_course(name: str) -> set[str]:
+    """String constants with a space that notebook `name`'s code passes to a course module's
+    function (nbNN.*, figures.*): as arguments, keywords, or keys of a dict argument."""
+    import ast
+    nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+    found = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        code = "\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "!")))
+        for call in (n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)):
+            owner = getattr(call.func, "value", None)
+            if not (isinstance(owner, ast.Name) and re.fullmatch(r"nb\d\d|figures", owner.id)):
+                continue
+            if call.func.attr in {"hint", "solution"} or call.func.attr.startswith("check"):
+                continue  # question keys and answers, not texts shown in a figure
+            values = [*call.args, *(k.value for k in call.keywords)]
+            values += [k for v in values if isinstance(v, ast.Dict) for k in v.keys]
+            values += [e for v in values if isinstance(v, (ast.List, ast.Tuple)) for e in v.elts]
+            found |= {v.value for v in values if isinstance(v, ast.Constant)
+                      and isinstance(v.value, str) and " " in v.value}
+    return found
+
+
+@pytest.mark.parametrize("name", ENGLISH)
+def test_texts_a_notebook_passes_to_the_modules_are_in_the_catalog(name):
+    """A title a notebook's code gives a course function is shown with i18n.shown, so it must be a
+    msgid (marked with N_() in the companion's NOTEBOOK_TITLES), or the Japanese figure shows it
+    in English."""
+    catalog = translate.read_catalog(translate.module_catalog_path(LANG))
+    missing = sorted(t for t in _texts_passed_to_the_course(name) if not translate.translation(catalog, t))
+    assert not missing, (f"notebooks/{name}.ipynb passes texts to the course modules that have no "
+                         f"translation: {missing}; mark them with N_() in the companion's "
+                         f"NOTEBOOK_TITLES and translate them ({FIX})")
