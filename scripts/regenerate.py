@@ -94,9 +94,15 @@ def machine() -> str:
 
 
 def record_run_time(path: Path, seconds: float, load: float | None) -> None:
-    """Store a notebook's measured run time in docs/run-times.json (one entry per notebook)."""
+    """Store a notebook's measured run time in docs/run-times.json (one entry per notebook).
+
+    The key is the notebook's name, "NN_topic" for notebooks/NN_topic.ipynb (the teacher's guide
+    reads these), and "ja/NN_topic" for a translated edition's notebooks/ja/NN_topic.ipynb.
+    """
     times = json.loads(RUN_TIMES.read_text(encoding="utf-8")) if RUN_TIMES.exists() else {}
-    times[path.stem] = {"seconds": round(seconds, 1), "machine": machine(),
+    edition = path.resolve().parent.name
+    key = path.stem if edition == "notebooks" else f"{edition}/{path.stem}"
+    times[key] = {"seconds": round(seconds, 1), "machine": machine(),
                         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
                         "load_average": None if load is None else round(load, 1)}
     RUN_TIMES.parent.mkdir(exist_ok=True)

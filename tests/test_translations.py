@@ -111,12 +111,16 @@ def test_japanese_notebook_was_executed_in_one_fresh_kernel(name):
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
 _CODE = re.compile(r"`[^`\n]+`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
-_WORDS_IN_TEXT = re.compile(r"\\text\{[^}]*[^\x00-\x7f ][^}]*\}|\\text\{[^}]* [^}]*\}")
+# The words of a formula (\\text{...}) are prose: translated, and in Japanese word order they
+# often move ("for all d_k" becomes "d_k について"), with the punctuation around them. What must
+# stay the same is the mathematics, so a formula is compared without its \\text{...} parts.
+_TEXT_IN_MATH = re.compile(r"\\text\{[^{}]*\}")
 
 
 def _math(text: str) -> set[str]:
-    """Formulas, whitespace-insensitive; \\text{...} with words in it may be translated."""
-    return {re.sub(r"\s+", "", _WORDS_IN_TEXT.sub(r"\\text{}", m)) for m in _MATH.findall(text)}
+    """Formulas, whitespace-insensitive, without their words (\\text{...}: translated prose)."""
+    bare = (re.sub(r"\s+", "", _TEXT_IN_MATH.sub("", m)) for m in _MATH.findall(text))
+    return {re.sub(r"[.,;:]+(\$+)$", r"\1", f) for f in bare}  # a sentence's full stop aside
 
 
 def _headings(text: str) -> list[int]:
