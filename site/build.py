@@ -103,12 +103,21 @@ ACTIONS_JA = [
 ]
 
 
+def _control_label_ja(label: str) -> str:
+    """A control's label as the Japanese edition shows it: course.live.interactive() translates
+    it with the course's catalog (locale/ja/LC_MESSAGES/course.mo); symbols stay as they are."""
+    import gettext
+
+    catalog = gettext.translation("course", ROOT / "locale", languages=["ja"], fallback=True)
+    return catalog.gettext(label)
+
+
 def _phrases_ja(controls: list[tuple[str, str]]) -> list[str]:
     """One phrase, ending in と: what to do with the controls, in order of appearance."""
     groups: dict[int, list[str]] = {}
     for kind, label in controls:
         groups.setdefault(next(i for i, (match, _) in enumerate(ACTIONS_JA) if match(kind)),
-                          []).append(f"`{label}`")
+                          []).append(f"`{_control_label_ja(label)}`")
     forms = [(ACTIONS_JA[i][1][0].format(" と ".join(labels)),
               ACTIONS_JA[i][1][1].format(" と ".join(labels))) for i, labels in groups.items()]
     if len(forms) == 1:
