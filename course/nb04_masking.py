@@ -24,6 +24,13 @@ from course.live import LiveFigure
 MASK_KINDS = (N_("none"), N_("causal"), N_("padding"), N_("both"))
 
 
+def batch_item_options(lengths) -> list[tuple[str, int]]:
+    """The batch-item menu of the live figure: [("item 0 (length 6)", 0), ...], in the course's
+    language (the notebook's code is the same in every edition)."""
+    return [(_("item {b} (length {length})").format(b=b, length=int(L)), b)
+            for b, L in enumerate(lengths)]
+
+
 def mask_for(kind: str, n: int, lengths, item: int) -> np.ndarray:
     """Additive (n, n) mask of one batch item: none, causal, padding, or both (their sum)."""
     if kind not in MASK_KINDS:

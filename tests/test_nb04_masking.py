@@ -236,3 +236,11 @@ def test_figure_live_figure_and_verdicts_in_japanese():
     assert "n = 5 の因果マスク" in messages[0] and messages[1].startswith("正解です"), messages
     assert messages[3].startswith("重みは同じで、約束ごとが違うだけです: "), messages[3]
     assert [v.mistake for v in verdicts[2:4]] == ["mask_lower_triangle", "mask_large_negative"]
+
+
+def test_batch_item_options_name_each_item_and_its_length_in_the_course_language():
+    from course import i18n
+    assert nb04.batch_item_options([6, 4, 2]) == [("item 0 (length 6)", 0), ("item 1 (length 4)", 1),
+                                                  ("item 2 (length 2)", 2)]
+    with i18n.language_as("ja"):
+        assert nb04.batch_item_options([6, 4]) == [("要素 0 (長さ 6)", 0), ("要素 1 (長さ 4)", 1)]
