@@ -3,7 +3,6 @@ course/nb10_learning_to_attend.py, and the committed notebook's stored state."""
 
 import io
 import json
-import re
 import warnings
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import attention_core as ac
 from course import checks, figures, i18n
 from course import nb10_learning_to_attend as nb10
 from course.live import interactive
+from figure_texts import texts_not_in_japanese
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "10_learning_to_attend.ipynb"
 L = 6
@@ -148,18 +148,6 @@ def test_interactive_wires_the_step_slider(fake_training):
 
 # --- the Japanese edition ----------------------------------------------------------------
 
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
-
-
-def _texts_not_in_japanese(fig) -> list[str]:
-    """The suptitle, titles, axis labels and legend texts of fig that have no Japanese in them."""
-    texts = [fig.get_suptitle()]
-    texts += [t.get_text() for legend in fig.legends for t in legend.get_texts()]
-    for ax in fig.axes:
-        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        if ax.get_legend() is not None:
-            texts += [t.get_text() for t in ax.get_legend().get_texts()]
-    return [t for t in texts if t and not _JAPANESE.search(t)]
 
 
 def _width_results():
@@ -186,7 +174,7 @@ def test_figures_and_checks_in_the_japanese_edition(fake_training):
                 widths, live.fig]
         for fig in figs:
             assert not figures.layout_problems(fig), figures.layout_problems(fig)
-            assert not _texts_not_in_japanese(fig), _texts_not_in_japanese(fig)
+            assert not texts_not_in_japanese(fig), texts_not_in_japanese(fig)
         off_by_one = nb10.check_reversal_key(4, i=8, L=6)
         wrong = nb10.check_reversal_key(0, i=8, L=6)
         unanswered = nb10.check_attention_dQ(..., *_dQ_variants()[0])

@@ -3,7 +3,6 @@ of course/nb11_generating_and_kv_cache.py, and the committed notebook's stored s
 
 import io
 import json
-import re
 import warnings
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import attention_core as ac
 from course import checks, figures, i18n
 from course import nb11_generating_and_kv_cache as nb11
 from course.live import interactive
+from figure_texts import texts_not_in_japanese
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "11_generating_and_kv_cache.ipynb"
 LABELS = "6 1 0 5 2 3 | 3 2 5 0 1".split()  # positions 0..11
@@ -102,18 +102,6 @@ def test_interactive_wires_the_step_slider(steps_and_costs):
 
 # --- the Japanese edition ----------------------------------------------------------------
 
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # kana or kanji
-
-
-def _texts_not_in_japanese(fig) -> list[str]:
-    """The suptitle, titles, axis labels and legend texts of fig that have no Japanese in them."""
-    texts = [fig.get_suptitle()]
-    texts += [t.get_text() for legend in fig.legends for t in legend.get_texts()]
-    for ax in fig.axes:
-        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
-        if ax.get_legend() is not None:
-            texts += [t.get_text() for t in ax.get_legend().get_texts()]
-    return [t for t in texts if t and not _JAPANESE.search(t)]
 
 
 def test_figures_and_checks_in_the_japanese_edition(steps_and_costs):
@@ -131,7 +119,7 @@ def test_figures_and_checks_in_the_japanese_edition(steps_and_costs):
         summary = live.update(step=3).splitlines()
         for fig in (both, nb11.plot_costs(Ts, counts), generation, live.fig):
             assert not figures.layout_problems(fig), figures.layout_problems(fig)
-            assert not _texts_not_in_japanese(fig), _texts_not_in_japanese(fig)
+            assert not texts_not_in_japanese(fig), texts_not_in_japanese(fig)
         transposed = nb11.check_cache_shape((2, 16, 10), h=2, t=10, d_k=16, d_model=32)
         correct = nb11.check_cache_shape((2, 10, 16), h=2, t=10, d_k=16, d_model=32)
         count = nb11.check_total_score_entries(..., T=100, cached=False)
