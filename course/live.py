@@ -23,7 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from course.figures import PNG_OPTIONS
-from course.i18n import N_, _
+from course.i18n import N_, _, shown
 
 
 class LiveFigure:
@@ -208,7 +208,7 @@ def _in_course_language(control) -> None:
     labels = getattr(control, "_options_labels", None)
     if not labels:
         return
-    translated = tuple(_(label) for label in labels)
+    translated = tuple(shown(label) for label in labels)  # "" stays "" (not the catalog header)
     if translated != tuple(labels):
         value = control.value
         control.options = list(zip(translated, control._options_values, strict=True))
