@@ -119,7 +119,7 @@ def _draw_ten_key_bars(ax, weights, color, title):
 
 
 def plot_ten_key_softmax(p_raw, p_scaled, d_k: int):
-    """Seed 000's figure: the weights of the raw scores (left) beside those of scores / sqrt(d_k) (right).
+    """Source note 000's figure: the weights of the raw scores (left) beside those of scores / sqrt(d_k) (right).
 
     p_raw, p_scaled : (m,) softmax(s) and softmax(s / sqrt(d_k)), computed in the notebook.
     """

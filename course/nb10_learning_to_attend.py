@@ -137,7 +137,7 @@ def plot_snapshots(maps: dict, log, labels, L: int, steps=(0, 20, 40, 150)):
 
 
 def plot_width_experiment(results: dict, widths):
-    """Seed 000's experiment: loss, ||dL/dS|| and attention entropy per step, for every width.
+    """Source note 000's experiment: loss, ||dL/dS|| and attention entropy per step, for every width.
 
     results : {(d_k, scaled): log} with the columns LOG_COLUMNS; solid = scaled, dashed = not.
     """
