@@ -70,3 +70,26 @@ def test_each_dependency_is_declared_once():
     assert dynamic["optional-dependencies"]["test"] == {"file": ["requirements-test.txt"]}
     names = [re.match(r"[A-Za-z0-9._-]+", line).group(0).lower() for _, line in _requirements()]
     assert len(names) == len(set(names)), f"a package is listed twice: {sorted(names)}"
+
+
+def test_a_kernel_that_does_not_answer_is_started_once_more_then_fails(monkeypatch):
+    import importlib.util
+
+    import nbval.kernel as nbval_kernel
+    spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
+    root_conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(root_conftest)
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1 or kwargs.get("always_fail"):
+            raise RuntimeError("Kernel didn't respond in 60 seconds")
+        return "km", "kc"
+
+    monkeypatch.setattr(nbval_kernel, "start_new_kernel", flaky)
+    root_conftest._start_a_kernel_once_more_if_it_does_not_answer()
+    assert nbval_kernel.start_new_kernel() == ("km", "kc") and len(calls) == 2
+    with pytest.raises(RuntimeError, match="didn't respond"):
+        nbval_kernel.start_new_kernel(always_fail=True)   # twice: the notebook still fails
+    assert len(calls) == 4

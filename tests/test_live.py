@@ -191,8 +191,8 @@ def test_colorbar_sits_right_of_the_axes_it_serves():
 
 def test_layout_problems_finds_cut_off_and_overlapping_text():
     fig, axes = figures.fixed_subplots(1, 2, widths=2.0, heights=1.5, left=0.8, right=0.2,
-                                       bottom=0.6, top=0.4, wgap=0.8)
-    for ax in axes:
+                                       bottom=0.6, top=0.4, wgap=1.0)  # 0.8 in: 2 px short with
+    for ax in axes:                                   # the lowest matplotlib's tick labels
         ax.set(xlabel="x", ylabel="y", title="fits")
     assert figures.layout_problems(fig) == []
     axes[1].set_ylabel("a y label far too long to fit in the gap between the two panels")
