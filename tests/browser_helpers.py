@@ -164,6 +164,19 @@ def _parent_death_signal():
 _die_with_parent = _parent_death_signal()
 
 
+def stop_process(proc, timeout: float = 30) -> None:
+    """End a server we started: SIGTERM (a Jupyter server then shuts its kernels down), and
+    SIGKILL if it is still there after `timeout` seconds."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+
+
 class LabServer:
     """JupyterLab on 127.0.0.1 with a random port and token, in an isolated temp home.
 
@@ -279,13 +292,7 @@ class LabServer:
         """Stop the server by its process (SIGTERM: it shuts its kernels down), then kill."""
         if self.proc is None:
             return
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=30)
+        stop_process(self.proc)
         if self._log is not None:
             self._log.close()
 

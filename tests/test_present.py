@@ -204,13 +204,7 @@ class PresentServer:
     def stop(self) -> None:
         if self.proc is None:
             return
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=30)
+        bh.stop_process(self.proc)
         if self._log is not None and not self._log.closed:
             self._log.close()
 
