@@ -55,23 +55,51 @@ def pytest_configure(config):
         config.option.nbval_sanitize_with = str(config.rootpath / path)
 
 
+# Test files whose tests share one server or one build (module- and session-scoped fixtures: the
+# class hub, the Voila server, the static site): all of a file's tests go to one worker, so a run
+# starts that hub or server and builds the site once, not once per worker.
+ONE_WORKER_FILES = ("tests/test_hub.py", "tests/test_present.py", "tests/test_site.py")
+
+# The longest work first, so that the run ends with short tests on every worker instead of one
+# long test on one of them while the others idle (longest-processing-time-first scheduling).
+# Measured serially on the course's 2-core machine: present 65 s, site 45 s, hub 29 s, the
+# one-thread nbval 26 s, the instructor key 16 s, the browser test 8-11 s per notebook.
+LONGEST_FIRST = ("tests/test_present.py", "tests/test_site.py", "tests/test_hub.py",
+                 "tests/test_thread_counts.py", "tests/test_classroom.py", "tests/test_browser.py")
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Put LONGEST_FIRST's files first, in that order; the rest keep theirs (a stable sort, so a
+    notebook's cells and a file's tests stay in order). Serial runs get the same order."""
+    rank = {path: k for k, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(rank)))
+
+
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook (requirements-test.txt)
 def pytest_xdist_make_scheduler(config, log):
-    """With `--dist loadfile` (pyproject.toml): one work unit per notebook, one per test elsewhere.
+    """With `--dist loadfile` (pyproject.toml): one work unit per notebook and per file of
+    ONE_WORKER_FILES, one per test elsewhere, handed out in collection order.
 
     The cells of a notebook share one kernel and depend on each other, so they must run in order
-    in one worker, which loadfile guarantees. Test modules need no such thing, and one of them,
-    the browser test, takes most of the serial time: as a single unit it would keep one worker
-    busy while the other idles. (`--dist loadgroup` with xdist_group marks would say the same,
-    but with pytest 9.2 it silently stops grouping: pytest-dev/pytest-xdist#1386.)
+    in one worker, which loadfile guarantees. Other test modules need no such thing, and one of
+    them, the browser test, takes most of the serial time: as a single unit it would keep one
+    worker busy while the other idles. (`--dist loadgroup` with xdist_group marks would say the
+    same, but with pytest 9.2 it silently stops grouping: pytest-dev/pytest-xdist#1386.)
     """
     if config.getoption("dist") != "loadfile":
         return None  # any other --dist given on the command line is honoured as it is
     from xdist.scheduler import LoadScopeScheduling
 
+    # xdist would hand out the units with the most tests first; keep the order set above.
+    config.option.loadscopereorder = False
+
     class NotebookScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return path if path.endswith(".ipynb") else nodeid
+            path = _file_of(nodeid)
+            return path if path.endswith(".ipynb") or path in ONE_WORKER_FILES else nodeid
 
     return NotebookScheduling(config, log)

@@ -72,13 +72,17 @@ def test_each_dependency_is_declared_once():
     assert len(names) == len(set(names)), f"a package is listed twice: {sorted(names)}"
 
 
-def test_a_kernel_that_does_not_answer_is_started_once_more_then_fails(monkeypatch):
+def _root_conftest():
     import importlib.util
-
-    import nbval.kernel as nbval_kernel
     spec = importlib.util.spec_from_file_location("root_conftest", ROOT / "conftest.py")
-    root_conftest = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(root_conftest)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_kernel_that_does_not_answer_is_started_once_more_then_fails(monkeypatch):
+    import nbval.kernel as nbval_kernel
+    root_conftest = _root_conftest()
     calls = []
 
     def flaky(*args, **kwargs):
@@ -93,3 +97,40 @@ def test_a_kernel_that_does_not_answer_is_started_once_more_then_fails(monkeypat
     with pytest.raises(RuntimeError, match="didn't respond"):
         nbval_kernel.start_new_kernel(always_fail=True)   # twice: the notebook still fails
     assert len(calls) == 4
+
+
+def test_the_scheduler_keeps_notebooks_and_shared_setups_in_one_worker():
+    """One unit per notebook (its cells share a kernel) and per file of ONE_WORKER_FILES (they
+    share a hub, a server or a site build); every other test is a unit of its own."""
+    import types
+    root_conftest = _root_conftest()
+    option = types.SimpleNamespace(loadscopereorder=True)
+    config = types.SimpleNamespace(option=option, getoption=lambda name: "loadfile",
+                                   getvalue=lambda name: ["2*popen"])
+    scheduler = root_conftest.pytest_xdist_make_scheduler(config, None)
+    assert option.loadscopereorder is False, "xdist would reorder the units by their size"
+    scope = scheduler._split_scope
+    assert scope("notebooks/04_masking.ipynb::Cell 3") == "notebooks/04_masking.ipynb"
+    assert scope("notebooks/ja/04_masking.ipynb::Cell 0") == "notebooks/ja/04_masking.ipynb"
+    for path in root_conftest.ONE_WORKER_FILES:
+        assert scope(f"{path}::test_x[a]") == scope(f"{path}::test_y") == path
+    browser = "tests/test_browser.py::test_notebook_in_jupyterlab[04_masking.ipynb]"
+    assert scope(browser) == browser
+    config.getoption = lambda name: "load"
+    assert root_conftest.pytest_xdist_make_scheduler(config, None) is None, "--dist load as given"
+
+
+def test_the_longest_files_come_first_and_the_rest_keep_their_order():
+    root_conftest = _root_conftest()
+    for path in {*root_conftest.LONGEST_FIRST, *root_conftest.ONE_WORKER_FILES}:
+        assert (ROOT / path).is_file(), f"{path} is named in conftest.py but does not exist"
+    ids = ["notebooks/00_start_here.ipynb::Cell 0", "tests/test_core.py::test_a",
+           "tests/test_browser.py::test_notebook_in_jupyterlab[00]", "notebooks/00_start_here.ipynb::Cell 1",
+           "tests/test_present.py::test_p", "tests/test_core.py::test_b", "tests/test_site.py::test_s"]
+    items = [type("Item", (), {"nodeid": i})() for i in ids]
+    root_conftest.pytest_collection_modifyitems(None, items)
+    assert [i.nodeid for i in items] == [
+        "tests/test_present.py::test_p", "tests/test_site.py::test_s",
+        "tests/test_browser.py::test_notebook_in_jupyterlab[00]",
+        "notebooks/00_start_here.ipynb::Cell 0", "tests/test_core.py::test_a",
+        "notebooks/00_start_here.ipynb::Cell 1", "tests/test_core.py::test_b"]
