@@ -1,6 +1,6 @@
 """Cross-check the backward passes of attention_core against PyTorch autograd (float64, CPU).
 
-The finite-difference tests (tests/test_backward.py) check each gradient against the
+The finite-difference tests (tests/test_learning.py) check each gradient against the
 forward function it belongs to; these check them against an independent implementation.
 torch is optional for learners; where it is absent these tests skip with the reason.
 CI installs it (pip install torch==2.13.0) and sets REQUIRE_TORCH=1, under which a
@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
+import attention_learning as al
 
 try:
     import torch
@@ -42,7 +43,7 @@ def test_softmax_backward_matches_autograd(axis):
     x, R = rng.normal(size=(4, 5)), rng.normal(size=(4, 5))
     tx = leaf(x)
     (ref,) = grads_of((torch.softmax(tx, axis) * torch.from_numpy(R)).sum(), tx)
-    assert np.allclose(ac.softmax_backward(ac.softmax(x, axis), R, axis), ref, atol=1e-12)
+    assert np.allclose(al.softmax_backward(ac.softmax(x, axis), R, axis), ref, atol=1e-12)
 
 
 @pytest.mark.parametrize("mask_kind", ["none", "causal", "padding"])
@@ -54,7 +55,7 @@ def test_attention_backward_matches_sdpa_autograd(mask_kind):
     tq, tk, tv = leaf(Q), leaf(K), leaf(V)
     out = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=None if mask is None else torch.from_numpy(mask))
     ref = grads_of((out * torch.from_numpy(R)).sum(), tq, tk, tv)
-    for ours, theirs in zip(ac.attention_backward(Q, K, V, R, mask), ref, strict=True):
+    for ours, theirs in zip(al.attention_backward(Q, K, V, R, mask), ref, strict=True):
         assert np.allclose(ours, theirs, atol=1e-12)
 
 
@@ -71,7 +72,7 @@ def test_multi_head_attention_backward_matches_autograd():
     tq, tkv = leaf(X_q), leaf(X_kv)
     out, _ = mha(tq, tkv, tkv, key_padding_mask=torch.from_numpy(np.isinf(mask[:, 0])))
     (out * torch.from_numpy(R)).sum().backward()
-    g = ac.multi_head_attention_backward(X_q, X_kv, p.W_Q, p.W_K, p.W_V, p.W_O, h, R, mask)
+    g = al.multi_head_attention_backward(X_q, X_kv, p.W_Q, p.W_K, p.W_V, p.W_O, h, R, mask)
     in_proj = mha.in_proj_weight.grad.numpy().T  # (d_model, 3 d_model): W_Q | W_K | W_V
     assert np.allclose(g.dX_q, tq.grad.numpy(), atol=1e-12)
     assert np.allclose(g.dX_kv, tkv.grad.numpy(), atol=1e-12)
@@ -85,13 +86,13 @@ def test_layer_norm_and_feed_forward_backward_match_autograd():
     gamma, beta = rng.normal(size=6), rng.normal(size=6)
     tX, tg, tb = leaf(X), leaf(gamma), leaf(beta)
     ref = grads_of((F.layer_norm(tX, (6,), tg, tb, eps=1e-5) * torch.from_numpy(R)).sum(), tX, tg, tb)
-    for ours, theirs in zip(ac.layer_norm_backward(X, gamma, R), ref, strict=True):
+    for ours, theirs in zip(al.layer_norm_backward(X, gamma, R), ref, strict=True):
         assert np.allclose(ours, theirs, atol=1e-12)
     W_1, b_1, W_2, b_2 = rng.normal(size=(6, 10)), rng.normal(size=10), rng.normal(size=(10, 6)), rng.normal(size=6)
     t = [leaf(a) for a in (X, W_1, b_1, W_2, b_2)]
     out = torch.relu(t[0] @ t[1] + t[2]) @ t[3] + t[4]
     ref = grads_of((out * torch.from_numpy(R)).sum(), *t)
-    for ours, theirs in zip(ac.feed_forward_backward(X, W_1, b_1, W_2, b_2, R), ref, strict=True):
+    for ours, theirs in zip(al.feed_forward_backward(X, W_1, b_1, W_2, b_2, R), ref, strict=True):
         assert np.allclose(ours, theirs, atol=1e-12)
 
 
@@ -100,25 +101,26 @@ def test_embedding_and_cross_entropy_match_autograd():
     E, tokens, R = rng.normal(size=(7, 3)), rng.integers(0, 7, size=(2, 5)), rng.normal(size=(2, 5, 3))
     tE = leaf(E)
     (ref,) = grads_of((F.embedding(torch.from_numpy(tokens), tE) * torch.from_numpy(R)).sum(), tE)
-    assert np.allclose(ac.embedding_backward(tokens, R, 7), ref, atol=1e-12)
+    assert np.allclose(al.embedding(tokens, E), F.embedding(torch.from_numpy(tokens), tE).detach().numpy())
+    assert np.allclose(al.embedding_backward(tokens, R, 7), ref, atol=1e-12)
     logits, targets = rng.normal(size=(2, 5, 7)) * 2, rng.integers(0, 7, size=(2, 5))
     targets[0, :2] = -100
     tl = leaf(logits)
     ref_loss = F.cross_entropy(tl.reshape(-1, 7), torch.from_numpy(targets).reshape(-1), ignore_index=-100)
     (ref,) = grads_of(ref_loss, tl)
-    loss, dlogits = ac.softmax_cross_entropy(logits, targets)
+    loss, dlogits = al.softmax_cross_entropy(logits, targets)
     assert np.isclose(loss, ref_loss.item(), atol=1e-12) and np.allclose(dlogits, ref, atol=1e-12)
 
 
 def test_adam_matches_torch_optim_adam():
     rng = np.random.default_rng(5)
     w0, target = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
-    params, state = {"w": w0}, ac.adam_init({"w": w0})
+    params, state = {"w": w0}, al.adam_init({"w": w0})
     tw = leaf(w0)
     opt = torch.optim.Adam([tw], lr=0.05, betas=(0.9, 0.999), eps=1e-8)
     for _ in range(20):
         grad = 2 * (params["w"] - target) ** 3 + np.sin(params["w"])  # any gradient will do
-        params, state = ac.adam_step(params, {"w": grad}, state, lr=0.05)
+        params, state = al.adam_step(params, {"w": grad}, state, lr=0.05)
         opt.zero_grad()
         tw.grad = torch.from_numpy(2 * (tw.detach().numpy() - target) ** 3 + np.sin(tw.detach().numpy()))
         opt.step()
@@ -128,15 +130,15 @@ def test_adam_matches_torch_optim_adam():
 @pytest.mark.parametrize("scaled", [True, False])
 def test_language_model_gradients_match_autograd(scaled):
     """The whole one-layer model written again in torch, differentiated by autograd."""
-    config = ac.LMConfig(vocab_size=6, n_ctx=7, d_model=8, num_heads=2, d_ff=16, d_k=5,
+    config = al.LMConfig(vocab_size=6, n_ctx=7, d_model=8, num_heads=2, d_ff=16, d_k=5,
                          scale_scores=scaled)
     rng = np.random.default_rng(6)
-    params = ac.init_lm(config, rng)
+    params = al.init_lm(config, rng)
     tokens, targets = rng.integers(0, 6, size=(3, 6)), rng.integers(0, 6, size=(3, 6))
     targets[:, :2] = -100
-    steps = ac.lm_forward(params, tokens, config)
-    loss, dlogits = ac.softmax_cross_entropy(steps.logits, targets)
-    grads, _ = ac.lm_backward(params, steps, dlogits, config)
+    steps = al.lm_forward(params, tokens, config)
+    loss, dlogits = al.softmax_cross_entropy(steps.logits, targets)
+    grads, _ = al.lm_backward(params, steps, dlogits, config)
 
     t = {k: leaf(v) for k, v in params.items()}
     n, h, d_k = 6, 2, 5

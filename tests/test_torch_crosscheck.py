@@ -147,3 +147,108 @@ def test_decoder_layer_matches_torch_post_norm():
     assert np.allclose(out, ref, atol=1e-10)
     assert np.all(self_w[..., np.triu_indices(n, 1)[0], np.triu_indices(n, 1)[1]] == 0)
     assert np.all(cross_w[1, :, :, 2:] == 0)
+
+
+def test_steps_weights_and_tiled_attention_match_torch():
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.normal(size=(2, 6, 4)), rng.normal(size=(2, 9, 4)), rng.normal(size=(2, 9, 3))
+    mask = ac.padding_mask([9, 5], 9)  # (2, 1, 9): the second sequence hides its last 4 keys
+    ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=t(mask)).numpy()
+    ref_w = torch.softmax(t(Q) @ t(K).transpose(-1, -2) / 2.0 + t(mask), -1).numpy()  # sqrt(4) = 2
+    steps = ac.attention_steps(Q, K, V, mask)
+    assert np.allclose(steps.scores, (t(Q) @ t(K).transpose(-1, -2)).numpy(), atol=1e-12)
+    assert np.allclose(steps.weights, ref_w, atol=1e-12) and np.allclose(steps.output, ref, atol=1e-12)
+    assert np.allclose(ac.attention_weights(Q, K, mask), ref_w, atol=1e-12)
+    for block_size in (1, 4, 16):
+        assert np.allclose(ac.tiled_attention(Q, K, V, block_size, mask), ref, atol=1e-12)
+
+
+def test_split_and_merge_heads_are_torchs_view_and_transpose():
+    X = np.arange(2 * 5 * 12, dtype=float).reshape(2, 5, 12)  # (batch, n, h*d) with h = 3, d = 4
+    heads = t(X).view(2, 5, 3, 4).transpose(1, 2)  # (batch, h, n, d), as nanoGPT splits heads
+    assert np.array_equal(ac.split_heads(X, 3), heads.numpy())
+    assert np.array_equal(ac.merge_heads(heads.numpy()), heads.transpose(1, 2).reshape(2, 5, 12).numpy())
+
+
+def test_positional_encoding_and_its_shift_match_the_formula_in_torch():
+    n, d_model = 50, 16  # the encoding as the PyTorch tutorials write it (exp/log form of 10000^(-2i/d))
+    pos = torch.arange(n, dtype=torch.float64)[:, None]
+    div = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-np.log(10000.0) / d_model))
+    pe = torch.zeros(n, d_model, dtype=torch.float64)
+    pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div)
+    assert np.allclose(ac.sinusoidal_positional_encoding(n, d_model), pe.numpy(), atol=1e-12)
+    R = t(ac.positional_shift_matrix(7, d_model))
+    assert np.allclose((pe[:-7] @ R).numpy(), pe[7:].numpy(), atol=1e-10)
+
+
+def test_relu_and_feed_forward_match_torch():
+    rng = np.random.default_rng(6)
+    X, p = rng.normal(size=(2, 5, 8)), _random_ffn(rng, 8, 32)
+    assert np.array_equal(ac.relu(X), torch.relu(t(X)).numpy())
+    ref = F.linear(F.relu(F.linear(t(X), t(p.W_1.T), t(p.b_1))), t(p.W_2.T), t(p.b_2))
+    assert np.allclose(ac.feed_forward(X, p.W_1, p.b_1, p.W_2, p.b_2), ref.numpy(), atol=1e-12)
+
+
+def test_attention_cost_counts_what_torch_computes():
+    from torch.utils.flop_counter import FlopCounterMode
+    n, m, d_k, d_v, h = 6, 9, 4, 3, 2
+    Q, K, V = (torch.zeros(h, rows, d, dtype=torch.float64) for rows, d in ((n, d_k), (m, d_k), (m, d_v)))
+    with FlopCounterMode(display=False) as flops:  # counts 2 flops per multiply-add of every matmul
+        S = Q @ K.transpose(-1, -2)
+        torch.softmax(S, -1) @ V
+    cost = ac.attention_cost(n, m, d_k=d_k, d_v=d_v, h=h)
+    assert cost["score_entries"] == S.numel()
+    assert cost["score_bytes"] == S.numel() * S.element_size()
+    assert 2 * cost["multiply_adds"] == flops.get_total_flops()
+
+
+def _torch_encoder_layer(p: ac.EncoderLayerParams, d_model, h, d_ff):
+    layer = torch.nn.TransformerEncoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True,
+                                             norm_first=False, activation="relu", dtype=torch.float64)
+    with torch.no_grad():
+        _copy_attention(layer.self_attn, p.self_attn)
+        _copy_ffn_and_norms(layer, p.ffn, (p.norm1, p.norm2))
+    return layer.eval()
+
+
+def _torch_decoder_layer(p: ac.DecoderLayerParams, d_model, h, d_ff):
+    layer = torch.nn.TransformerDecoderLayer(d_model, h, d_ff, dropout=0.0, batch_first=True,
+                                             norm_first=False, activation="relu", dtype=torch.float64)
+    with torch.no_grad():
+        _copy_attention(layer.self_attn, p.self_attn)
+        _copy_attention(layer.multihead_attn, p.cross_attn)
+        _copy_ffn_and_norms(layer, p.ffn, (p.norm1, p.norm2, p.norm3))
+    return layer.eval()
+
+
+def test_encode_and_decode_are_torchs_layers_in_sequence():
+    rng = np.random.default_rng(7)
+    d_model, h, d_ff, n, m = 8, 2, 16, 4, 5
+    encoders = [ac.init_encoder_layer(d_model, h, d_ff, rng) for _ in range(2)]
+    decoders = [ac.init_decoder_layer(d_model, h, d_ff, rng) for _ in range(2)]
+    X, Y = rng.normal(size=(2, m, d_model)), rng.normal(size=(2, n, d_model))
+    memory = t(X)
+    for p in encoders:
+        memory = _torch_encoder_layer(p, d_model, h, d_ff)(memory)
+    out = t(Y)
+    for p in decoders:
+        out = _torch_decoder_layer(p, d_model, h, d_ff)(out, memory, tgt_mask=t(ac.causal_mask(n)))
+    assert np.allclose(ac.encode(X, encoders), memory.detach().numpy(), atol=1e-10)
+    assert np.allclose(ac.decode(Y, ac.encode(X, encoders), decoders), out.detach().numpy(), atol=1e-10)
+
+
+def test_every_public_function_of_both_modules_is_cross_checked_against_torch():
+    """A new function in attention_core or attention_learning gets a torch cross-check here or
+    in tests/test_torch_backward.py; classes that only hold results are read through them."""
+    import re
+    from pathlib import Path
+
+    import attention_learning as al
+    here = Path(__file__).parent
+    text = (here / "test_torch_crosscheck.py").read_text() + (here / "test_torch_backward.py").read_text()
+    holders = {"AttentionSteps", "MultiHeadGrads", "AdamState", "LMSteps", "AttentionParams",
+               "FFNParams", "LayerNormParams", "EncoderLayerParams", "DecoderLayerParams"}
+    missing = [f"{alias}.{name}" for module, alias in ((ac, "ac"), (al, "al"))
+               for name in module.__all__ if name not in holders
+               and not re.search(rf"\b{alias}\.{name}\b", text)]
+    assert not missing, f"no torch cross-check calls {missing}"
