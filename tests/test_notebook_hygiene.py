@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import attention_core as ac
+import attention_learning as al
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -102,13 +103,14 @@ def test_prose_outweighs_code_and_cells_are_short(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_core_function_is_redefined(path):
-    core = set(ac.__all__)
+    core = set(ac.__all__) | set(al.__all__)
     for c in _code(path):
         src = "\n".join(x for x in _src(c).splitlines() if not x.lstrip().startswith(("%", "!")))
         for node in ast.walk(ast.parse(src)):
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 assert node.name not in core, (
-                    f"{path.name} redefines attention_core.{node.name}; import it instead")
+                    f"{path.name} redefines {node.name} of attention_core or attention_learning; "
+                    "import it instead")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
