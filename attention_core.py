@@ -4,8 +4,8 @@ Read top to bottom in the order of the course:
 
 1. softmax                              (notebooks 02, 03)
 2. scaled dot-product attention         (notebooks 01-04)
-3. masks                                (notebook 04)
-4. multi-head attention                 (notebook 05)
+3. masks: causal, sliding window, padding (notebooks 04, 14)
+4. multi-head and grouped-query attention (notebooks 05, 13)
 5. sinusoidal positional encoding       (notebook 06)
 6. feed-forward network, layer norm     (notebook 07)
 7. encoder and decoder layers           (notebook 08)
@@ -44,7 +44,8 @@ import attention_checks as check
 __all__ = [
     "softmax", "AttentionSteps", "attention_steps", "attention_weights",
     "scaled_dot_product_attention",
-    "causal_mask", "padding_mask", "split_heads", "merge_heads", "multi_head_attention",
+    "causal_mask", "sliding_window_mask", "padding_mask", "split_heads", "merge_heads",
+    "grouped_query_attention", "multi_head_attention",
     "sinusoidal_positional_encoding", "positional_shift_matrix", "relu", "feed_forward",
     "layer_norm", "AttentionParams", "FFNParams", "LayerNormParams", "EncoderLayerParams",
     "DecoderLayerParams", "init_attention_params", "init_ffn_params", "init_encoder_layer",
@@ -135,11 +136,30 @@ def attention_steps(Q, K, V, mask=None) -> AttentionSteps:
 # 3. Masks (additive: 0 = may attend, -inf = may not)
 # --------------------------------------------------------------------------
 
-def causal_mask(n: int) -> np.ndarray:
-    """M[i, j] = 0 if j <= i else -inf: query i sees keys 0..i only. Shape (n, n)."""
-    n = check.positive_int("n", n)
-    future = np.triu(np.ones((n, n), dtype=bool), k=1)  # True above the diagonal
+def causal_mask(n: int, m: int | None = None) -> np.ndarray:
+    """M[i, j] = 0 if j <= i + m - n else -inf. Shape (n, m); m defaults to n.
+
+    The n queries are the LAST n of m positions (a KV cache holds m - n earlier ones): query i
+    sits at position i + m - n and sees keys 0..i + m - n. (PyTorch's is_causal=True aligns the
+    queries with the first n keys instead when n != m: torch.nn.attention.bias.causal_lower_right
+    is this mask.)
+    """
+    n, m = check.query_key_sizes(n, m)
+    future = np.arange(m)[None, :] > np.arange(m - n, m)[:, None]  # (n, m): key j after query i
     return np.where(future, -np.inf, 0.0)
+
+
+def sliding_window_mask(n: int, window: int, m: int | None = None) -> np.ndarray:
+    """M[i, j] = 0 if p - window < j <= p, else -inf, for query i at position p = i + m - n. (n, m).
+
+    Each query sees the last `window` positions, itself included, aligned like causal_mask:
+    window >= m is the causal mask, window = 1 lets each query see only itself.
+    """
+    n, m = check.query_key_sizes(n, m)
+    window = check.positive_int("window", window)
+    p = np.arange(m - n, m)[:, None]  # (n, 1): each query's position
+    j = np.arange(m)[None, :]  # (1, m)
+    return np.where((j <= p) & (j > p - window), 0.0, -np.inf)  # (n, m)
 
 
 def padding_mask(lengths, m: int) -> np.ndarray:
@@ -171,28 +191,45 @@ def merge_heads(X) -> np.ndarray:
     return X.reshape(*batch, n, h * d)  # (..., n, h, d) -> (..., n, h*d)
 
 
+def grouped_query_attention(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray]:
+    """Grouped-query attention: query head r reads key/value head r // (h / h_kv).
+
+    Q : (..., h, n, d_k), K : (..., h_kv, m, d_k), V : (..., h_kv, m, d_v), h a multiple of h_kv;
+    mask : additive, broadcastable to (..., h, n, m) without enlarging it. h_kv = h is multi-head
+    attention, h_kv = 1 multi-query attention (as torch's scaled_dot_product_attention with
+    enable_gqa=True). Returns output (..., h, n, d_v) and weights (..., h, n, m).
+    """
+    Q, K, V, group = check.grouped(Q, K, V)
+    K = np.repeat(K, group, axis=-3)  # (..., h_kv, m, d_k) -> (..., h, m, d_k): heads 0, 0, 1, 1, ...
+    V = np.repeat(V, group, axis=-3)  # (..., h_kv, m, d_v) -> (..., h, m, d_v)
+    return scaled_dot_product_attention(Q, K, V, mask)  # (..., h, n, d_v), (..., h, n, m)
+
+
 def multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads: int, mask=None, *,
-                         mask_name: str = "mask") -> tuple[np.ndarray, np.ndarray]:
+                         num_kv_heads: int | None = None, mask_name: str = "mask"
+                         ) -> tuple[np.ndarray, np.ndarray]:
     """MultiHead = Concat(head_1..head_h) W_O, head_r = Attention(X_q W_r^Q, X_kv W_r^K, X_kv W_r^V).
 
     X_q : (..., n, d_model), X_kv : (..., m, d_model) (self-attention: X_kv = X_q),
     W_Q, W_K : (d_model, h*d_k), W_V : (d_model, h*d_v), W_O : (h*d_v, d_model),
     mask : additive, broadcastable to (..., n, m) without enlarging it, where ... are the
     batch axes of X_q and X_kv. The same mask is used for every head: a per-head mask
-    (..., h, n, m) is refused (ValueError), never read as a batch. mask_name is what the
-    errors call the mask (the decoder's self_mask and cross_mask).
+    (..., h, n, m) is refused (ValueError), never read as a batch. num_kv_heads = h_kv < h
+    shares each key/value head among h / h_kv query heads (grouped_query_attention): W_K is then
+    (d_model, h_kv*d_k) and W_V (d_model, h_kv*d_v). mask_name is what the errors call the mask
+    (the decoder's self_mask and cross_mask).
     Returns output (..., n, d_model) and weights (..., h, n, m).
     """
-    X_q, X_kv, W_Q, W_K, W_V, W_O, h, M = check.multi_head(
-        X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads, mask, mask_name)  # M: (..., 1, n, m) or None
+    X_q, X_kv, W_Q, W_K, W_V, W_O, h, h_kv, M = check.multi_head(
+        X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads, mask, mask_name, num_kv_heads)  # M: (..., 1, n, m)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is explained by the checks
         Q = X_q @ W_Q  # (..., n, d_model) @ (d_model, h*d_k) -> (..., n, h*d_k)
         K = X_kv @ W_K  # (..., m, d_model) @ (d_model, h*d_k) -> (..., m, h*d_k)
         V = X_kv @ W_V  # (..., m, d_model) @ (d_model, h*d_v) -> (..., m, h*d_v)
         check.projections(Q, K, V, X_q, X_kv, W_Q, W_K, W_V)
-        Q, K, V = split_heads(Q, h), split_heads(K, h), split_heads(V, h)  # (..., h, n or m, d_k or d_v)
-        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # (..., h, n, d_k) @ (..., h, d_k, m) -> (..., h, n, m)
-        S = S if M is None else S + M  # the same mask for every head
+        Q, K, V = split_heads(Q, h), split_heads(K, h_kv), split_heads(V, h_kv)  # (..., h or h_kv, n or m, d)
+        K, V = np.repeat(K, h // h_kv, axis=-3), np.repeat(V, h // h_kv, axis=-3)  # head r reads r // (h/h_kv)
+        S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]) + (0.0 if M is None else M)  # (..., h, n, m); M: every head
         check.scores(S, M, Q, K, ("(X_q W_Q)", "(X_kv W_K)"), mask_name)
         A = softmax(S, axis=-1)  # (..., h, n, m)
         output = merge_heads(A @ V) @ W_O  # (..., h, n, d_v) -> (..., n, h*d_v) @ (h*d_v, d_model) -> (..., n, d_model)

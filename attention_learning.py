@@ -119,8 +119,8 @@ def multi_head_attention_backward(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads: int,
     Same arguments as multi_head_attention, plus dOut = dL/dOut (..., n, d_model).
     For self-attention (X_kv is X_q) the gradient of X is dX_q + dX_kv.
     """
-    X_q, X_kv, W_Q, W_K, W_V, W_O, h, M = check.multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O,
-                                                           num_heads, mask)
+    X_q, X_kv, W_Q, W_K, W_V, W_O, h, _, M = check.multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O,
+                                                              num_heads, mask)
     Q, K, V = (ac.split_heads(X @ W, h) for X, W in ((X_q, W_Q), (X_kv, W_K), (X_kv, W_V)))  # (..., h, n or m, d)
     A = ac.attention_weights(Q, K, M)  # (..., h, n, m); M (..., 1, n, m): every head
     C = ac.merge_heads(A @ V)  # (..., h, n, m) @ (..., h, m, d_v) -> (..., h, n, d_v) -> (..., n, h*d_v)

@@ -463,3 +463,21 @@ def test_the_fully_masked_row_message_of_notebook_04_is_unchanged():
     assert msg == ("the mask blocks every key for query rows (0,), (1,) (index over (..., n) of "
                    "scores with shape (4, 4)); softmax of a row that is -inf everywhere is "
                    "undefined (0/0)")
+
+
+def test_grouped_heads_windows_and_cache_masks_check_their_arguments():
+    Q, K = np.ones((4, 3, 2)), np.ones((3, 5, 2))
+    _raises("not a multiple of h_kv = 3", ac.grouped_query_attention, Q, K, K)
+    _raises("same number of heads h_kv", ac.grouped_query_attention, Q, np.ones((2, 5, 2)), K)
+    _raises("Q must have at least 3 dimensions", ac.grouped_query_attention, np.ones((3, 2)), K, K)
+    _raises("m = 2 keys is fewer than n = 3 queries", ac.causal_mask, 3, 2)
+    _raises("m must be a positive integer", ac.causal_mask, 3, 0)
+    _raises("window must be a positive integer, got 0", ac.sliding_window_mask, 4, 0)
+    _raises("m = 3 keys is fewer than n = 4", ac.sliding_window_mask, 4, 2, 3)
+    X, W = np.ones((3, 8)), np.ones((8, 8))
+    _raises("num_heads = 4 is not a multiple of num_kv_heads = 3", ac.multi_head_attention,
+            X, X, W, W, W, W, 4, num_kv_heads=3)
+    _raises("W_K must have shape \\(d_model, h_kv\\*d_k\\) = \\(8, 4\\)", ac.multi_head_attention,
+            X, X, W, W, np.ones((8, 4)), W, 4, num_kv_heads=2)
+    _raises("W_O must have shape", ac.multi_head_attention, X, X, W, np.ones((8, 4)),
+            np.ones((8, 4)), np.ones((4, 8)), 4, num_kv_heads=2)

@@ -165,3 +165,55 @@ def test_every_function_reads_as_its_formula():
                 if lines > (25 if node.name == "tiled_attention" else 15):
                     too_long.append(f"{module}:{node.name} ({lines} lines)")
     assert not too_long, too_long
+
+
+def test_causal_mask_with_a_cache_puts_the_queries_last():
+    M = ac.causal_mask(2, 4)  # queries at positions 2 and 3 of 4
+    assert np.array_equal(np.isfinite(M), [[True, True, True, False], [True, True, True, True]])
+    assert np.array_equal(ac.causal_mask(3, 3), ac.causal_mask(3))
+    assert np.array_equal(ac.causal_mask(1, 5), np.zeros((1, 5)))  # one new token sees everything
+    full = ac.causal_mask(6)
+    assert np.array_equal(ac.causal_mask(2, 6), full[-2:])  # the last rows of the full mask
+
+
+def test_sliding_window_mask_sees_the_last_window_positions():
+    M = ac.sliding_window_mask(5, 2)
+    assert np.array_equal(np.isfinite(M).astype(int), [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0],
+                                                       [0, 1, 1, 0, 0], [0, 0, 1, 1, 0],
+                                                       [0, 0, 0, 1, 1]])
+    assert np.array_equal(ac.sliding_window_mask(5, 5), ac.causal_mask(5))  # window >= n: causal
+    assert np.array_equal(ac.sliding_window_mask(5, 1), np.where(np.eye(5), 0.0, -np.inf))
+    assert np.array_equal(ac.sliding_window_mask(2, 3, 6), ac.sliding_window_mask(6, 3)[-2:])
+    assert np.all(np.isfinite(M).sum(axis=-1) == np.minimum(np.arange(1, 6), 2))
+
+
+def test_grouped_query_attention_is_multi_head_with_repeated_heads():
+    rng = np.random.default_rng(8)
+    h, h_kv, n, m, d_k, d_v = 6, 2, 4, 5, 3, 2
+    Q, K, V = rng.normal(size=(2, h, n, d_k)), rng.normal(size=(2, h_kv, m, d_k)), rng.normal(size=(2, h_kv, m, d_v))
+    out, w = ac.grouped_query_attention(Q, K, V, ac.causal_mask(n, m))
+    for r in range(h):  # query head r reads key/value head r // (h / h_kv)
+        ref, ref_w = ac.scaled_dot_product_attention(Q[:, r], K[:, r // 3], V[:, r // 3], ac.causal_mask(n, m))
+        assert np.allclose(out[:, r], ref) and np.allclose(w[:, r], ref_w)
+    same, _ = ac.grouped_query_attention(Q, np.repeat(K, 3, axis=1), np.repeat(V, 3, axis=1))
+    assert np.allclose(same, ac.scaled_dot_product_attention(Q, np.repeat(K, 3, axis=1), np.repeat(V, 3, axis=1))[0])
+    mqa, _ = ac.grouped_query_attention(Q, K[:, :1], V[:, :1])  # h_kv = 1: multi-query
+    assert np.allclose(mqa, ac.scaled_dot_product_attention(Q, K[:, :1], V[:, :1])[0])  # broadcast
+
+
+def test_multi_head_attention_with_fewer_key_value_heads():
+    rng = np.random.default_rng(9)
+    d_model, h, h_kv, d_k, n = 12, 4, 2, 3, 5
+    X = rng.normal(size=(2, n, d_model))
+    W_Q, W_O = rng.normal(size=(d_model, h * d_k)), rng.normal(size=(h * d_k, d_model))
+    W_K, W_V = rng.normal(size=(d_model, h_kv * d_k)), rng.normal(size=(d_model, h_kv * d_k))
+    out, w = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, h, ac.causal_mask(n), num_kv_heads=h_kv)
+    heads, ref_w = ac.grouped_query_attention(ac.split_heads(X @ W_Q, h), ac.split_heads(X @ W_K, h_kv),
+                                              ac.split_heads(X @ W_V, h_kv), ac.causal_mask(n))
+    assert np.allclose(out, ac.merge_heads(heads) @ W_O) and np.allclose(w, ref_w)
+    # h_kv = h is plain multi-head attention; repeating the K/V columns per group is the same model
+    group = h // h_kv
+    W_K_full = ac.merge_heads(np.repeat(ac.split_heads(W_K[None], h_kv), group, axis=-3))[0]
+    W_V_full = ac.merge_heads(np.repeat(ac.split_heads(W_V[None], h_kv), group, axis=-3))[0]
+    full, _ = ac.multi_head_attention(X, X, W_Q, W_K_full, W_V_full, W_O, h, ac.causal_mask(n))
+    assert np.allclose(out, full)

@@ -252,3 +252,28 @@ def test_every_public_function_of_both_modules_is_cross_checked_against_torch():
                for name in module.__all__ if name not in holders
                and not re.search(rf"\b{alias}\.{name}\b", text)]
     assert not missing, f"no torch cross-check calls {missing}"
+
+
+def test_grouped_query_attention_matches_torch_enable_gqa():
+    rng = np.random.default_rng(10)
+    Q, K, V = rng.normal(size=(2, 8, 5, 4)), rng.normal(size=(2, 2, 7, 4)), rng.normal(size=(2, 2, 7, 3))
+    mask = ac.causal_mask(5, 7)
+    out, _ = ac.grouped_query_attention(Q, K, V, mask)
+    ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=t(mask), enable_gqa=True)
+    assert np.allclose(out, ref.numpy(), atol=1e-12)
+
+
+def test_causal_mask_with_a_cache_is_torchs_lower_right_and_the_window_its_band():
+    from torch.nn.attention.bias import causal_lower_right
+    rng = np.random.default_rng(11)
+    for n, m in ((4, 4), (2, 6), (1, 5)):
+        bias = causal_lower_right(n, m)  # True where query i (the last n of m) may see key j
+        assert np.array_equal(np.isfinite(ac.causal_mask(n, m)), bias._materialize(torch.device("cpu")).numpy())
+        Q, K, V = rng.normal(size=(1, n, 3)), rng.normal(size=(1, m, 3)), rng.normal(size=(1, m, 2))
+        ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=bias)
+        out, _ = ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(n, m))
+        assert np.allclose(out, ref.numpy(), atol=1e-12)
+    n, m, window = 3, 7, 2  # the band as torch builds it: on or below the cache's diagonal, above it minus window
+    ones = torch.ones(n, m, dtype=torch.bool)
+    band = ones.tril(m - n) & ~ones.tril(m - n - window)
+    assert np.array_equal(np.isfinite(ac.sliding_window_mask(n, window, m)), band.numpy())
