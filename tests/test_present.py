@@ -253,6 +253,7 @@ class Offline:
     def __init__(self, browser):
         self.remote: list[str] = []
         self.errors: list[str] = []
+        self.console: list[str] = []  # console errors: the slides must log none, as the site
         self.context = browser.new_context(viewport=VIEWPORT)
         self.context.route("**/*", self._route)
 
@@ -266,6 +267,8 @@ class Offline:
     def page(self):
         page = self.context.new_page()
         page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", lambda m: self.console.append(f"{m.text} ({m.location.get('url', '')})")
+                if m.type == "error" else None)
         page.on("websocket", lambda ws: None if bh.is_local_url(ws.url)
                 else self.remote.append(ws.url))
         return page
@@ -278,6 +281,9 @@ class Offline:
         unknown = sorted({e for e in self.errors if not any(k in e for k in KNOWN_PAGE_ERRORS)})
         if unknown:
             out.append("page errors: " + " | ".join(bh.short(e, 300) for e in unknown[:5]))
+        if self.console:
+            out.append(f"{len(self.console)} console error(s): "
+                       + " | ".join(bh.short(e, 300) for e in sorted(set(self.console))[:5]))
         return out
 
 
@@ -445,3 +451,13 @@ def move_slider(page, box, stem: str) -> list[str]:
     box.screenshot(path=str(ARTIFACTS / f"{stem}-widget-after.png"))
     after = float(handle.get_attribute("aria-valuenow"))
     return [] if after != now else [f"{key} on the slider handle did not change its value"]
+
+
+def test_a_console_error_on_a_slide_is_a_problem(browser):
+    """The console check above can fail: an error logged by a page is reported."""
+    offline = Offline(browser)
+    page = offline.page()
+    page.set_content("<script>console.error('a slide logged this')</script>")
+    page.wait_for_timeout(50)
+    assert any("a slide logged this" in p for p in offline.problems()), offline.problems()
+    offline.context.close()
