@@ -7,6 +7,7 @@ in CI fails the same way locally; hypothesis prints the falsifying example and a
 other test files are not affected. About 2000 generated cases in total (about 9 s of CPU).
 """
 
+import os
 import warnings
 
 import hypothesis.extra.numpy as hnp
@@ -17,28 +18,44 @@ from hypothesis import strategies as st
 import attention_core as ac
 
 
+# A longer, random run (new examples every time; a failure prints its @reproduce_failure blob):
+#   PROPERTY_EXAMPLES=20 PROPERTY_RANDOM=1 .venv/bin/pytest -n 0 tests/test_properties.py
+LONGER = int(os.environ.get("PROPERTY_EXAMPLES", "1"))
+RANDOM = os.environ.get("PROPERTY_RANDOM") == "1"
+
+
 def course(max_examples: int = 60):
-    """The settings of every property test here: deterministic, no database, no deadline."""
-    return settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
-                    print_blob=True)
+    """The settings of every property test here: deterministic (unless PROPERTY_RANDOM=1), no
+    database, no deadline; PROPERTY_EXAMPLES multiplies the number of examples."""
+    return settings(max_examples=max_examples * LONGER, deadline=None, derandomize=not RANDOM,
+                    database=None, print_blob=True)
 
 
 sizes = st.integers(min_value=1, max_value=7)
-seeds = st.integers(min_value=0, max_value=2**32 - 1)
+small = st.floats(min_value=-10, max_value=10, allow_nan=False, allow_infinity=False)
 
 
-def _qkv(seed, n, m, d_k, d_v, scale=1.0):
-    rng = np.random.default_rng(seed)
-    return (scale * rng.normal(size=(n, d_k)), scale * rng.normal(size=(m, d_k)),
-            rng.normal(size=(m, d_v)))
+def arrays(shape, elements=small, varied=True):
+    """A float64 array of `shape` whose every entry hypothesis draws (and shrinks) on its own:
+    fill=nothing() keeps it from filling most entries with one repeated value. varied=False
+    (for large weight matrices) lets hypothesis fill, which keeps the examples small."""
+    return hnp.arrays(np.float64, shape, elements=elements, fill=None if not varied else st.nothing())
+
+
+@st.composite
+def qkv(draw, n=None, m=None, d_k=None, d_v=None, elements=small):
+    n, m = n or draw(sizes), m or draw(sizes)
+    d_k, d_v = d_k or draw(sizes), d_v or draw(sizes)
+    return (draw(arrays((n, d_k), elements)), draw(arrays((m, d_k), elements)),
+            draw(arrays((m, d_v), elements)))
 
 
 @course()
-@given(seeds, sizes, sizes, sizes, sizes, st.sampled_from([0.1, 1.0, 30.0]))
-def test_weights_are_a_distribution_over_keys(seed, n, m, d_k, d_v, scale):
-    Q, K, V = _qkv(seed, n, m, d_k, d_v, scale)
+@given(qkv(elements=st.floats(-30, 30)))
+def test_weights_are_a_distribution_over_keys(inputs):
+    Q, K, V = inputs
     out, w = ac.scaled_dot_product_attention(Q, K, V)
-    assert w.shape == (n, m) and out.shape == (n, d_v)
+    assert w.shape == (len(Q), len(K)) and out.shape == (len(Q), V.shape[1])
     assert np.all(w >= 0)
     assert np.allclose(w.sum(axis=-1), 1.0)
     # a convex combination of value rows stays within their per-feature range
@@ -46,9 +63,9 @@ def test_weights_are_a_distribution_over_keys(seed, n, m, d_k, d_v, scale):
 
 
 @course()
-@given(seeds, sizes, st.floats(min_value=-1e3, max_value=1e3))
-def test_softmax_ignores_a_constant_added_to_a_row(seed, m, c):
-    x = np.random.default_rng(seed).normal(size=(3, m)) * 5
+@given(st.data(), sizes, st.floats(min_value=-1e3, max_value=1e3))
+def test_softmax_ignores_a_constant_added_to_a_row(data, m, c):
+    x = data.draw(arrays((3, m), st.floats(-50, 50)))
     assert np.allclose(ac.softmax(x + c), ac.softmax(x))
     shifted = x.copy()
     shifted[1] += c  # one row only
@@ -56,21 +73,20 @@ def test_softmax_ignores_a_constant_added_to_a_row(seed, m, c):
 
 
 @course()
-@given(seeds, sizes, sizes)
-def test_self_attention_is_permutation_equivariant(seed, n, d):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    W_Q, W_K, W_V = (rng.normal(size=(d, d)) for _ in range(3))
-    perm = rng.permutation(n)
+@given(st.data(), sizes, sizes)
+def test_self_attention_is_permutation_equivariant(data, n, d):
+    X = data.draw(arrays((n, d), st.floats(-3, 3)))
+    W_Q, W_K, W_V = (data.draw(arrays((d, d), st.floats(-3, 3))) for _ in range(3))
+    perm = np.array(data.draw(st.permutations(range(n))))
     out, _ = ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X @ W_V)
     out_p, _ = ac.scaled_dot_product_attention(X[perm] @ W_Q, X[perm] @ W_K, X[perm] @ W_V)
     assert np.allclose(out_p, out[perm])
 
 
 @course()
-@given(seeds, st.integers(min_value=2, max_value=8), sizes)
-def test_causal_prefix_consistency(seed, n, d):
-    Q, K, V = _qkv(seed, n, n, d, d)
+@given(st.data(), st.integers(min_value=2, max_value=8), sizes)
+def test_causal_prefix_consistency(data, n, d):
+    Q, K, V = data.draw(qkv(n, n, d, d))
     full, _ = ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(n))
     for t in range(1, n + 1):  # position t-1 sees exactly the first t tokens
         prefix, _ = ac.scaled_dot_product_attention(Q[:t], K[:t], V[:t], ac.causal_mask(t))
@@ -78,34 +94,32 @@ def test_causal_prefix_consistency(seed, n, d):
 
 
 @course()
-@given(seeds, st.integers(min_value=2, max_value=6), sizes)
-def test_causal_mask_does_not_leak_the_future(seed, n, d):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
+@given(st.data(), st.integers(min_value=2, max_value=6), sizes)
+def test_causal_mask_does_not_leak_the_future(data, n, d):
+    X = data.draw(arrays((n, d)))
     X2 = X.copy()
-    X2[-1] = rng.normal(size=d) * 10  # change only the last token
+    X2[-1] = data.draw(arrays((d,), st.floats(-100, 100)))  # change only the last token
     a, _ = ac.scaled_dot_product_attention(X, X, X, ac.causal_mask(n))
     b, _ = ac.scaled_dot_product_attention(X2, X2, X2, ac.causal_mask(n))
     assert np.allclose(a[:-1], b[:-1])
 
 
 @course()
-@given(seeds, st.sampled_from([(12, 1), (12, 2), (12, 3), (12, 4), (12, 6), (8, 8)]), sizes)
-def test_big_projection_split_into_heads_equals_per_head_projections(seed, dh, n):
+@given(st.data(), st.sampled_from([(12, 1), (12, 2), (12, 3), (12, 4), (12, 6), (8, 8)]), sizes)
+def test_big_projection_split_into_heads_equals_per_head_projections(data, dh, n):
     d_model, h = dh
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d_model))
-    p = ac.init_attention_params(d_model, h, rng)
-    out, w = ac.multi_head_attention(X, X, p.W_Q, p.W_K, p.W_V, p.W_O, h)
+    X = data.draw(arrays((n, d_model), st.floats(-3, 3)))
+    W_Q, W_K, W_V, W_O = (data.draw(arrays((d_model, d_model), st.floats(-1, 1), varied=False))
+                          for _ in range(4))
+    out, w = ac.multi_head_attention(X, X, W_Q, W_K, W_V, W_O, h)
     d = d_model // h
     heads = []
     for r in range(h):  # head r: its own small (d_model, d) projections
         cols = slice(r * d, (r + 1) * d)
-        o_r, w_r = ac.scaled_dot_product_attention(X @ p.W_Q[:, cols], X @ p.W_K[:, cols],
-                                                   X @ p.W_V[:, cols])
+        o_r, w_r = ac.scaled_dot_product_attention(X @ W_Q[:, cols], X @ W_K[:, cols], X @ W_V[:, cols])
         assert np.allclose(w[r], w_r)
         heads.append(o_r)
-    assert np.allclose(out, np.concatenate(heads, axis=-1) @ p.W_O)
+    assert np.allclose(out, np.concatenate(heads, axis=-1) @ W_O)
 
 
 @course()
@@ -124,52 +138,51 @@ def test_positional_shift_is_a_rotation_depending_on_the_offset_only(pos, k, d_m
 
 
 @course()
-@given(seeds, st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=40),
+@given(st.data(), st.integers(min_value=1, max_value=40), st.integers(min_value=1, max_value=40),
        st.integers(min_value=1, max_value=17), st.booleans())
-def test_tiled_equals_naive(seed, n, m, block, causal):
+def test_tiled_equals_naive(data, n, m, block, causal):
     if causal:
         m = n
-    Q, K, V = _qkv(seed, n, m, 5, 3, scale=3.0)
+    Q, K, V = data.draw(qkv(n, m, 5, 3, elements=st.floats(-30, 30)))
     mask = ac.causal_mask(n) if causal else None
     naive, _ = ac.scaled_dot_product_attention(Q, K, V, mask)
     assert np.allclose(ac.tiled_attention(Q, K, V, block, mask), naive, rtol=1e-12, atol=1e-12)
 
 
 @course()
-@given(seeds, st.integers(min_value=1, max_value=6))
-def test_tiled_equals_naive_with_batch_and_padding(seed, block):
-    rng = np.random.default_rng(seed)
-    Q, K, V = rng.normal(size=(3, 9, 4)), rng.normal(size=(3, 9, 4)), rng.normal(size=(3, 9, 2))
-    mask = ac.padding_mask(rng.integers(1, 10, size=3), 9) + ac.causal_mask(9)
+@given(st.data(), st.integers(min_value=1, max_value=6))
+def test_tiled_equals_naive_with_batch_and_padding(data, block):
+    Q, K, V = data.draw(arrays((3, 9, 4))), data.draw(arrays((3, 9, 4))), data.draw(arrays((3, 9, 2)))
+    lengths = data.draw(st.lists(st.integers(1, 9), min_size=3, max_size=3))
+    mask = ac.padding_mask(lengths, 9) + ac.causal_mask(9)
     naive, _ = ac.scaled_dot_product_attention(Q, K, V, mask)
     assert np.allclose(ac.tiled_attention(Q, K, V, block, mask), naive, rtol=1e-12, atol=1e-12)
 
 
 @course()
-@given(seeds, sizes, st.integers(min_value=1, max_value=4))
-def test_ffn_is_position_wise(seed, n, d):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    p = ac.init_ffn_params(d, 4 * d, rng)
-    Y = ac.feed_forward(X, p.W_1, p.b_1, p.W_2, p.b_2)
+@given(st.data(), sizes, st.integers(min_value=1, max_value=4))
+def test_ffn_is_position_wise(data, n, d):
+    X = data.draw(arrays((n, d)))
+    W_1, b_1 = data.draw(arrays((d, 4 * d))), data.draw(arrays((4 * d,)))
+    W_2, b_2 = data.draw(arrays((4 * d, d))), data.draw(arrays((d,)))
+    Y = ac.feed_forward(X, W_1, b_1, W_2, b_2)
     for i in range(n):  # each output row depends on its own input row only
-        alone = ac.feed_forward(X[i:i + 1], p.W_1, p.b_1, p.W_2, p.b_2)
-        assert np.allclose(Y[i], alone[0])
+        assert np.allclose(Y[i], ac.feed_forward(X[i:i + 1], W_1, b_1, W_2, b_2)[0])
 
 
 @course()
-@given(seeds, sizes, st.integers(min_value=2, max_value=9))
-def test_layer_norm_rows_have_mean_0_and_var_1(seed, n, d):
-    X = np.random.default_rng(seed).normal(size=(n, d)) * 3 + 7
+@given(st.data(), sizes, st.integers(min_value=2, max_value=9))
+def test_layer_norm_rows_have_mean_0_and_var_1(data, n, d):
+    X = data.draw(arrays((n, d), st.floats(-100, 100)))
     Y = ac.layer_norm(X, np.ones(d), np.zeros(d))
     assert np.allclose(Y.mean(axis=-1), 0.0, atol=1e-9)
     assert np.allclose(Y.var(axis=-1), X.var(axis=-1) / (X.var(axis=-1) + 1e-5))
 
 
 @course()
-@given(seeds, sizes, sizes, sizes, st.booleans())
-def test_lean_attention_equals_the_step_by_step_one(seed, n, d_k, d_v, causal):
-    Q, K, V = _qkv(seed, n, n, d_k, d_v, scale=2.0)
+@given(st.data(), sizes, sizes, sizes, st.booleans())
+def test_lean_attention_equals_the_step_by_step_one(data, n, d_k, d_v, causal):
+    Q, K, V = data.draw(qkv(n, n, d_k, d_v, elements=st.floats(-20, 20)))
     mask = ac.causal_mask(n) if causal else None
     out, w = ac.scaled_dot_product_attention(Q, K, V, mask)
     steps = ac.attention_steps(Q, K, V, mask)
@@ -219,10 +232,11 @@ def attention_inputs(draw, with_mask: bool = True):
     (bq, bk, bv), batch = batch_shapes.input_shapes, batch_shapes.result_shape
     n, m = draw(st.integers(1, 6)), draw(st.integers(1, 6))
     d_k, d_v = draw(st.integers(1, 4)), draw(st.integers(1, 3))
-    Q = draw(hnp.arrays(np.float64, (*bq, n, d_k), elements=entries))
-    K = draw(hnp.arrays(np.float64, (*bk, m, d_k), elements=entries))
-    V = draw(hnp.arrays(np.float64, (*bv, m, d_v), elements=entries))
-    mask = draw(st.one_of(st.none(), masks_for((*batch, n, m)))) if with_mask else None
+    Q = draw(arrays((*bq, n, d_k), entries))
+    K = draw(arrays((*bk, m, d_k), entries))
+    V = draw(arrays((*bv, m, d_v), entries))
+    masked = with_mask and draw(st.sampled_from([False, True, True]))  # two cases in three
+    mask = draw(masks_for((*batch, n, m))) if masked else None
     return Q, K, V, mask, batch
 
 
@@ -336,7 +350,7 @@ def test_multi_head_attention_is_per_head_attention_with_masks_and_batches(data,
     X_kv = data.draw(hnp.arrays(np.float64, (*batch, m, d_model), elements=st.floats(-10, 10)))
     W = [data.draw(hnp.arrays(np.float64, (d_model, d_model), elements=st.floats(-2, 2)))
          for _ in range(4)]
-    mask = data.draw(st.one_of(st.none(), masks_for((*batch, n, m))))
+    mask = data.draw(masks_for((*batch, n, m))) if data.draw(st.sampled_from([False, True, True])) else None
     out, w = _strict(ac.multi_head_attention, X_q, X_kv, *W, h, mask)
     d = d_model // h
     heads = []
