@@ -235,7 +235,7 @@ def attention_inputs(draw, with_mask: bool = True):
     Q = draw(arrays((*bq, n, d_k), entries))
     K = draw(arrays((*bk, m, d_k), entries))
     V = draw(arrays((*bv, m, d_v), entries))
-    masked = with_mask and draw(st.sampled_from([False, True, True]))  # two cases in three
+    masked = with_mask and draw(st.sampled_from([True, True, False]))  # most cases masked
     mask = draw(masks_for((*batch, n, m))) if masked else None
     return Q, K, V, mask, batch
 
@@ -350,7 +350,7 @@ def test_multi_head_attention_is_per_head_attention_with_masks_and_batches(data,
     X_kv = data.draw(hnp.arrays(np.float64, (*batch, m, d_model), elements=st.floats(-10, 10)))
     W = [data.draw(hnp.arrays(np.float64, (d_model, d_model), elements=st.floats(-2, 2)))
          for _ in range(4)]
-    mask = data.draw(masks_for((*batch, n, m))) if data.draw(st.sampled_from([False, True, True])) else None
+    mask = data.draw(masks_for((*batch, n, m))) if data.draw(st.sampled_from([True, True, False])) else None
     out, w = _strict(ac.multi_head_attention, X_q, X_kv, *W, h, mask)
     d = d_model // h
     heads = []
