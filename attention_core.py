@@ -554,7 +554,7 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
 
 
 # Notebooks 10 and 11 as handed out before attention_learning.py existed call the learning
-# functions as ac.<name>; those spellings keep working (README, "Layout").
+# functions as ac.<name>; those spellings keep working (CONTRIBUTING.md, "Layout").
 _MOVED_TO_LEARNING = {
     "softmax_backward", "attention_backward", "MultiHeadGrads", "multi_head_attention_backward",
     "layer_norm_backward", "feed_forward_backward", "embedding", "embedding_backward",

@@ -152,7 +152,7 @@ def cmd_lab(args: list[str]) -> int:
                             *as_root, *args], env=_env(env_dir))
 
 
-# The Japanese edition (README, "The Japanese edition"). JupyterLab's own interface comes in
+# The Japanese edition (docs/japanese-edition.md). JupyterLab's own interface comes in
 # Japanese from jupyterlab-language-pack-ja-JP (requirements.txt) with the default locale set in
 # a config folder used by this command only: jupyterlab_server layers
 # <config dir>/labconfig/default_setting_overrides.json over <sys.prefix>/share/jupyter/lab/
@@ -317,7 +317,7 @@ def present_env(env: dict) -> dict:
 
 
 def cmd_present(args: list[str]) -> int:
-    """Present notebooks as slides with live widgets (README: Presenting in class).
+    """Present notebooks as slides with live widgets (docs/presenting.md).
 
     `present NOTEBOOK` serves that notebook's slides; further arguments go to Voila.
     `present --slides [NOTEBOOK...]` regenerates the slide metadata (scripts/slides.py).

@@ -21,7 +21,7 @@ In a module, mark every text a learner sees::
 
 ``_()`` looks the text up when it is called, so a text built at import time must be marked
 with ``N_()`` and translated where it is shown. The catalogs are extracted with Babel and kept
-in step by ``python3 dev.py ja`` (README, "The Japanese edition"): locale/ja/LC_MESSAGES/course.po
+in step by ``python3 dev.py ja`` (docs/japanese-edition.md): locale/ja/LC_MESSAGES/course.po
 holds the translations, course.mo next to it is what gettext reads (compiled from the .po by that
 command and committed, so a fresh clone needs no tool to run the course in Japanese).
 """

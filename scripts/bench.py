@@ -29,7 +29,7 @@ Item 1 also prints, not as a target, the nbval time of 00-09 at the course's fig
 and at its former one (80 dpi, 11 pt).
 
 Writes benchmarks/RESULTS.md (with the machine it ran on) and the summary table
-between the bench markers in README.md. Options: --skip-browser, --skip-nbval,
+between the bench markers in docs/benchmarks.md. Options: --skip-browser, --skip-nbval,
 --skip-old-resolution,
 --skip-suite, --suite-repeats N, --skip-hub, --hub-students N[,N...],
 --only N[,N...].
@@ -594,7 +594,7 @@ def write_results() -> None:
                f"measurements meet their target; every measurement is in "
                f"[benchmarks/RESULTS.md](benchmarks/RESULTS.md).\n\n" + "\n".join(short)
                + "".join(f"\n\n{d}" for d in diagnostics))
-    readme = ROOT / "README.md"
+    readme = ROOT / "docs" / "benchmarks.md"
     text = readme.read_text()
     start, end = "<!-- bench:start -->", "<!-- bench:end -->"
     if start in text and end in text:

@@ -319,7 +319,7 @@ def validate(books: list[Notebook]) -> None:
                             f"`python3 dev.py regenerate notebooks/{name}`")
         if not t:
             problems.append(f"{name}: no `teaching` metadata (prerequisites, session, in_class, "
-                            "demo, discussion); see README, 'Adding a notebook'")
+                            "demo, discussion); see CONTRIBUTING.md, 'Adding a notebook'")
             continue
         prereq = t.get("prerequisites")
         if not isinstance(prereq, list) or any(p not in numbers or p >= b.number for p in prereq):

@@ -71,7 +71,7 @@ SWITCH_CALL = {
 HEADER = {
     "ja": ("Japanese translation of attention-notebooks ({what}).\n"
            "Edit only the msgstr texts; `python3 dev.py ja` updates the msgids from the English\n"
-           "sources and rebuilds the Japanese edition (README, \"The Japanese edition\")."),
+           "sources and rebuilds the Japanese edition (docs/japanese-edition.md)."),
 }
 
 # Babel can write the previous msgid of a fuzzy entry (`#| msgid`) but not read it back

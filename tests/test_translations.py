@@ -8,7 +8,7 @@ modules they fail when a text marked with _() has no up-to-date translation in
 locale/ja/LC_MESSAGES/course.po, or course.mo does not hold what course.po says. Strict nbval
 executes notebooks/ja/*.ipynb like the English notebooks and compares their outputs.
 
-The fix is always the same command: `python3 dev.py ja` (README, "The Japanese edition").
+The fix is always the same command: `python3 dev.py ja` (docs/japanese-edition.md).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ _spec.loader.exec_module(translate)
 LANG = "ja"
 EDITION = list(translate.EDITION[LANG])
 ENGLISH = translate.english_notebooks()
-FIX = "run `python3 dev.py ja` (README, \"The Japanese edition\")"
+FIX = "run `python3 dev.py ja` (docs/japanese-edition.md)"
 
 
 def _catalog(name: str):
