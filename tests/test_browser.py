@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 import pytest
+from required import require
 
 import browser_helpers as bh
 
@@ -53,12 +54,7 @@ pytestmark = pytest.mark.browser
 
 
 def _require_browser() -> None:
-    reason = bh.browser_unavailable_reason()
-    if reason is None:
-        return
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but the browser test cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
+    require(bh.browser_unavailable_reason(), "REQUIRE_BROWSER", "the browser test cannot run")
 
 
 class _LatencyReport:

@@ -44,6 +44,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from required import require
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hub"))
@@ -59,12 +60,7 @@ MARKER = "MARKER_" + secrets.token_hex(4)
 
 def _require_hub() -> None:
     reasons = hubctl.problems()
-    if not reasons:
-        return
-    if os.environ.get("REQUIRE_HUB") == "1":
-        pytest.fail("REQUIRE_HUB=1 but the hub test cannot run: " + "; ".join(reasons),
-                    pytrace=False)
-    pytest.skip("; ".join(reasons))
+    require("; ".join(reasons) if reasons else None, "REQUIRE_HUB", "the hub test cannot run")
 
 
 PROBE = """import json, os, attention_core, course
@@ -312,11 +308,7 @@ def test_a_student_in_a_real_browser(classroom):
     Japanese when set up with --lang ja), Run All from the menu, three slider moves by keyboard."""
     import browser_helpers as bh
 
-    reason = bh.browser_unavailable_reason()
-    if reason is not None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(f"REQUIRE_BROWSER=1 but the browser cannot run: {reason}", pytrace=False)
-        pytest.skip(reason)
+    require(bh.browser_unavailable_reason(), "REQUIRE_BROWSER", "the browser cannot run")
     from playwright.sync_api import sync_playwright
 
     artifacts = ROOT / "artifacts" / "hub"

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from required import require
 
 import browser_helpers as bh
 
@@ -77,13 +78,7 @@ def _dev():
 
 
 def _require_browser() -> None:
-    reason = bh.browser_unavailable_reason()
-    if reason is None:
-        return
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but the presentation test cannot run: {reason}",
-                    pytrace=False)
-    pytest.skip(reason)
+    require(bh.browser_unavailable_reason(), "REQUIRE_BROWSER", "the presentation test cannot run")
 
 
 # --------------------------------------------------------------------------

@@ -33,7 +33,6 @@ import functools
 import hashlib
 import html.parser
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -45,6 +44,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from required import require
 
 import browser_helpers as bh
 
@@ -62,11 +62,7 @@ pytestmark = pytest.mark.browser
 
 
 def _require(reason: str | None) -> None:
-    if reason is None:
-        return
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but the site test cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
+    require(reason, "REQUIRE_BROWSER", "the site test cannot run")
 
 
 # --------------------------------------------------------------------------

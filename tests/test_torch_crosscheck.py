@@ -5,24 +5,13 @@ CI installs it (pip install torch==2.13.0) and sets REQUIRE_TORCH=1, under which
 missing torch is a failure, not a skip.
 """
 
-import os
-
 import numpy as np
 import pytest
 
 import attention_core as ac
+from required import torch_or_skip
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:  # pragma: no cover - depends on the machine
-    torch = None
-
-if torch is None:
-    reason = "torch is not installed; install the CPU build with: .venv/bin/pip install torch==2.13.0"
-    if os.environ.get("REQUIRE_TORCH") == "1":
-        pytest.fail(f"REQUIRE_TORCH=1 but {reason}", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
+torch, F = torch_or_skip()
 
 
 def t(x):
