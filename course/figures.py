@@ -172,6 +172,19 @@ def colorbar(fig, mappable, axes, *, width: float = 0.16, pad: float = 0.15, shr
     return fig.colorbar(mappable, cax=cax, label=label)
 
 
+def _ticks_in_view(axis) -> list:
+    """The major and minor ticks whose location is within the axis' view limits: the ones a
+    draw shows (public API only: the locators' locations and the ticks made for them)."""
+    lo, hi = sorted(axis.get_view_interval())
+    slack = 1e-10 * max(abs(lo), abs(hi), 1.0)
+    ticks = []
+    for locs, make in ((axis.get_majorticklocs(), axis.get_major_ticks),
+                       (axis.get_minorticklocs(), axis.get_minor_ticks)):
+        ticks += [tick for tick, loc in zip(make(len(locs)), locs, strict=True)
+                  if lo - slack <= loc <= hi + slack]
+    return ticks
+
+
 def layout_problems(fig) -> list[str]:
     """What is wrong with a figure's layout, as sentences; [] if nothing is.
 
@@ -195,7 +208,7 @@ def layout_problems(fig) -> list[str]:
         for axis in (ax.xaxis, ax.yaxis):
             if not ax.axison:  # set_axis_off(): no ticks, no axis labels
                 undrawn |= {id(axis.label), id(axis.offsetText)}
-            shown = ({id(t) for tick in axis._update_ticks() for t in (tick.label1, tick.label2)}
+            shown = ({id(t) for tick in _ticks_in_view(axis) for t in (tick.label1, tick.label2)}
                      if ax.axison else set())
             undrawn |= {id(t) for tick in axis.majorTicks + axis.minorTicks
                         for t in (tick.label1, tick.label2) if id(t) not in shown}
@@ -213,7 +226,7 @@ def layout_problems(fig) -> list[str]:
             if _overlap(boxes[i], boxes[j]):
                 problems.append(f"axes {fig.axes.index(axes[i])} and {fig.axes.index(axes[j])} "
                                 f"overlap: {_fmt_box(boxes[i])} and {_fmt_box(boxes[j])}")
-    for t in fig.texts + ([fig._suptitle] if fig._suptitle is not None else []):
+    for t in fig.texts:  # suptitle() adds its text here too
         if not (t.get_visible() and t.get_text()):
             continue
         box = t.get_window_extent(renderer)
