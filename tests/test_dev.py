@@ -134,3 +134,21 @@ def test_the_longest_files_come_first_and_the_rest_keep_their_order():
         "tests/test_browser.py::test_notebook_in_jupyterlab[00]",
         "notebooks/00_start_here.ipynb::Cell 0", "tests/test_core.py::test_a",
         "notebooks/00_start_here.ipynb::Cell 1", "tests/test_core.py::test_b"]
+
+
+def test_the_upstream_code_the_root_conftest_patches_still_calls_what_it_patches():
+    """The root conftest.py replaces nbval.kernel.start_new_kernel (no supported hook exists for
+    a kernel that never answers: treebeardtech/nbmake#129) and overrides xdist's private
+    LoadScopeScheduling._split_scope (the supported `--dist loadgroup` silently stops grouping
+    with pytest 9.2: pytest-dev/pytest-xdist#1386). If either upstream stops calling what is
+    patched, the patch would quietly do nothing: this fails instead."""
+    import inspect
+
+    import nbval.kernel
+    from xdist.scheduler import LoadScopeScheduling
+
+    assert "start_new_kernel(" in inspect.getsource(nbval.kernel.RunningKernel.__init__), (
+        "nbval no longer starts its kernels through nbval.kernel.start_new_kernel")
+    source = inspect.getsource(LoadScopeScheduling)
+    assert source.count("self._split_scope(") >= 2, (
+        "xdist's LoadScopeScheduling no longer asks _split_scope for each test's unit")
