@@ -370,7 +370,7 @@ class Hub:
     def start(self) -> None:
         self.state.mkdir(parents=True, exist_ok=True)
         self.state.chmod(0o700)  # the cookie secret and the database: the hub's alone
-        self._log = open(self.log_path, "w", encoding="utf-8")  # noqa: SIM115 (closed in stop)
+        self._log = open(self.log_path, "w", encoding="utf-8")  # closed in stop()
         self.proc = subprocess.Popen(
             [str(self.env / "bin" / "jupyterhub"), "-f", str(CONFIG)], cwd=self.state,
             env=self.environ(), stdin=subprocess.DEVNULL, stdout=self._log,

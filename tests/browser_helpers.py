@@ -257,7 +257,7 @@ class LabServer:
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
         # appended, to keep what earlier attempts logged; closed in stop() or start()
-        self._log = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115
+        self._log = open(self.log_path, "a", encoding="utf-8")
         self.proc = subprocess.Popen(cmd, cwd=self.root, env=self.env(), stdout=self._log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      start_new_session=True, preexec_fn=_die_with_parent)
@@ -535,7 +535,7 @@ class ValueReader:
             self.page.wait_for_function(f"([el, old]) => ({self.js})(el) !== old",
                                         arg=[handle, old], timeout=timeout_ms)
             return True
-        except Exception:  # noqa: BLE001 - the caller compares the values and says what is wrong
+        except Exception:  # the caller compares the values and says what is wrong
             return False
         finally:
             handle.dispose()
@@ -664,7 +664,7 @@ class NotebookRun:
             return self.page.wait_for_function(
                 RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
                 timeout=RUN_ALL_MS, polling=POLL_MS).json_value()
-        except Exception as exc:  # noqa: BLE001 - a timeout: report the page's state instead
+        except Exception as exc:  # a timeout: report the page's state instead
             if "Timeout" not in type(exc).__name__:
                 raise
             prompts = self.page.evaluate(
@@ -682,7 +682,7 @@ class NotebookRun:
             state = self.page.wait_for_function(WIDGETS_STATE_JS,
                                                 arg=[LIVE_BOX, self.live_expected()],
                                                 timeout=WIDGETS_MS, polling=POLL_MS).json_value()
-        except Exception as exc:  # noqa: BLE001 - report what is stuck, below
+        except Exception as exc:  # report what is stuck, below
             state = f"not within {WIDGETS_MS / 1000:.0f} s ({type(exc).__name__}: {str(exc)[:300]})"
         self.timings["widgets_s"] = time.perf_counter() - t
         self.widget_state = state
@@ -776,7 +776,7 @@ class NotebookRun:
             out = self.page.locator(".jp-LogConsolePanel .jp-OutputArea-output")
             out.last.wait_for(timeout=30_000)
             return "\n".join(t for t in out.all_text_contents() if t.strip())
-        except Exception as exc:  # noqa: BLE001 - diagnostics only
+        except Exception as exc:  # diagnostics only
             return f"(could not read the Log Console: {type(exc).__name__})"
 
     @staticmethod
@@ -801,7 +801,7 @@ class NotebookRun:
         act()
         try:
             state = self.page.wait_for_function(PROBE_STATE_JS, timeout=CONTROL_MS).json_value()
-        except Exception as exc:  # noqa: BLE001 - turned into a clear failure below
+        except Exception as exc:  # turned into a clear failure below
             state = f"no redraw within {CONTROL_MS / 1000:.0f} s ({type(exc).__name__})"
         wall_ms = (time.perf_counter() - t) * 1000
         res = self.page.evaluate(PROBE_RESULT_JS)

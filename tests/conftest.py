@@ -12,9 +12,9 @@ import pytest
 
 matplotlib.use("Agg")  # tests draw figures off screen
 
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+import matplotlib.pyplot as plt  # after choosing the backend
 
-from course import figures  # noqa: E402
+from course import figures
 
 figures.use_course_style()  # what every notebook's first cell does: same resolution and fonts
 

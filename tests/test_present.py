@@ -162,7 +162,7 @@ class PresentServer:
         cmd = self.dev.present_command(sys.executable, self.nb_dir, "--no-browser",
                                        f"--port={self.port}", "--Voila.port_retries=0",
                                        f"--Voila.token={self.token}")
-        self._log = open(self.log_path, "a", encoding="utf-8")  # noqa: SIM115 - closed in stop()
+        self._log = open(self.log_path, "a", encoding="utf-8")  # closed in stop()
         self.proc = subprocess.Popen(cmd, cwd=self.tmp, env=self.env(), stdout=self._log,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      start_new_session=True, preexec_fn=bh._die_with_parent)
@@ -386,7 +386,7 @@ def test_presentation(name, present_server, browser):
                     "([want, st]) => { const s = (" + STATE_JS + ")();"
                     " return s && s.h === want.h && s.v === want.v && s.f === want.f; }",
                     arg=[want, None], timeout=STEP_MS)
-            except Exception:  # noqa: BLE001 - reported with where the deck is instead
+            except Exception:  # reported with where the deck is instead
                 now = page.evaluate(STATE_JS)
                 problems.append(f"step {k + 1} of {len(steps)}: expected slide {h}/{v} with "
                                 f"{f} fragment(s) shown (from the metadata), the deck is at {now}")
@@ -438,7 +438,7 @@ def move_slider(page, box, stem: str) -> list[str]:
     handle.press(key)
     try:
         page.wait_for_function(bh.PROBE_STATE_JS, timeout=CONTROL_MS)
-    except Exception as exc:  # noqa: BLE001 - turned into a clear failure
+    except Exception as exc:  # turned into a clear failure
         res = page.evaluate(bh.PROBE_RESULT_JS)
         return [f"{key} on the slider handle: the figure did not redraw within "
                 f"{CONTROL_MS / 1000:.0f} s ({type(exc).__name__}; text changed: "

@@ -119,7 +119,7 @@ def site_dir(tmp_path_factory):
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+    def log_message(self, format, *args):  # the base class's name
         pass
 
 
