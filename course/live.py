@@ -14,6 +14,7 @@ Every notebook's live figure lives in its companion module (course/nbNN_*.py).
 
 from __future__ import annotations
 
+import html
 import io
 import weakref
 
@@ -168,7 +169,7 @@ def interactive(live: LiveFigure, **controls):
 
     def redraw(_change=None):
         summary, png = live.render(**{name: c.value for name, c in controls.items()})
-        text.value = "<pre>" + _escape(summary) + "</pre>"
+        text.value = "<pre>" + html.escape(summary, quote=False) + "</pre>"
         image.value = png
 
     for c in controls.values():
@@ -237,7 +238,3 @@ def _read_only_readout(slider):
     label.add_class("live-figure-readout")
     slider.observe(lambda _change: setattr(label, "value", str(slider.label)), names="index")
     return widgets.HBox([slider, label])
-
-
-def _escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

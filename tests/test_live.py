@@ -57,11 +57,22 @@ def test_int_slider_keeps_its_own_readout():
     assert box.children[0].children[0] is slider and slider.readout is True
 
 
-def test_live_figure_png_is_a_png_and_text_is_escaped():
+def test_live_figure_png_is_a_png_and_its_text_shows_as_written():
     bars = Bars()
     text, png = bars.render(k=2)
     assert text == "k = 2, total = 12" and png.startswith(b"\x89PNG")
-    assert live._escape("a<b>&") == "a&lt;b&gt;&amp;"
+
+    class Comparison(Bars):  # a summary with the characters HTML would read as markup
+        def update(self, k=1):
+            super().update(k)
+            return f"k < {k + 1} & k > {k - 1}"
+
+    box = live.interactive(Comparison(), k=widgets.IntSlider(value=2, min=1, max=3))
+    def html_of(w):
+        return [w.value] if isinstance(w, widgets.HTML) else sum(
+            (html_of(c) for c in getattr(w, "children", ())), [])
+    shown, = html_of(box)
+    assert shown == "<pre>k &lt; 3 &amp; k &gt; 1</pre>"  # the learner reads "k < 3 & k > 1"
 
 
 def test_attention_heatmap_labels_and_bad_shape():
