@@ -93,13 +93,3 @@ def shown(text: str | None) -> str | None:
 def N_(message: str) -> str:
     """Mark `message` for translation without translating it (texts built at import time)."""
     return message
-
-
-def ngettext(singular: str, plural: str, n: int) -> str:
-    """The singular or plural form for the number `n`, in the current language."""
-    return _translations.ngettext(singular, plural, n)
-
-
-def pgettext(context: str, message: str) -> str:
-    """`message` with a disambiguating context, for two uses of one English text."""
-    return _translations.pgettext(context, message)

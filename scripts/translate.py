@@ -58,7 +58,7 @@ EDITION = {
            "09_cost_of_attention", "10_learning_to_attend", "11_generating_and_kv_cache"),
 }
 
-# Where the course modules mark texts with _(), N_(), ngettext(), pgettext() (course/i18n.py).
+# Where the course modules mark texts with _() and N_() (course/i18n.py).
 MODULE_SOURCES = ("course/*.py",)
 
 # What the first code cell of a translated notebook gains: the import after its imports, the
