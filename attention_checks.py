@@ -579,6 +579,10 @@ def lm_config(c) -> None:
         raise ValueError(f"d_model = {c.d_model} is not divisible by num_heads = {c.num_heads}")
     if c.d_k is not None:
         positive_int("d_k", c.d_k)
+    if c.num_kv_heads is not None and c.num_heads % positive_int("num_kv_heads", c.num_kv_heads):
+        raise ValueError(f"num_heads = {c.num_heads} is not a multiple of num_kv_heads = "
+                         f"{c.num_kv_heads}: each key/value head must serve the same number of "
+                         "query heads")
     if not isinstance(c.scale_scores, (bool, np.bool_)):
         raise ValueError(f"scale_scores must be True or False, got {c.scale_scores!r}")
 

@@ -110,26 +110,28 @@ class MultiHeadGrads:
 
 
 def multi_head_attention_backward(X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads: int, dOut,
-                                  mask=None) -> MultiHeadGrads:
+                                  mask=None, *, num_kv_heads: int | None = None) -> MultiHeadGrads:
     """Gradients of Out = Concat(head_1..head_h) W_O, head_r = Attention(X_q W_r^Q, X_kv W_r^K, X_kv W_r^V).
 
     Backwards through the forward's steps: dW_O = C^T dOut and dC = dOut W_O^T for the
     concatenation C; split dC into heads; attention_backward in each head; merge; then for
     Q = X_q W_Q: dW_Q = X_q^T dQ, dX_q = dQ W_Q^T (K and V alike, both adding into dX_kv).
     Same arguments as multi_head_attention, plus dOut = dL/dOut (..., n, d_model).
-    For self-attention (X_kv is X_q) the gradient of X is dX_q + dX_kv.
+    For self-attention (X_kv is X_q) the gradient of X is dX_q + dX_kv. With num_kv_heads = h_kv,
+    a key/value head used by h / h_kv query heads gets the sum of their gradients.
     """
-    X_q, X_kv, W_Q, W_K, W_V, W_O, h, _, M = check.multi_head(X_q, X_kv, W_Q, W_K, W_V, W_O,
-                                                              num_heads, mask)
-    Q, K, V = (ac.split_heads(X @ W, h) for X, W in ((X_q, W_Q), (X_kv, W_K), (X_kv, W_V)))  # (..., h, n or m, d)
+    X_q, X_kv, W_Q, W_K, W_V, W_O, h, h_kv, M = check.multi_head(
+        X_q, X_kv, W_Q, W_K, W_V, W_O, num_heads, mask, num_kv_heads=num_kv_heads)
+    Q = ac.split_heads(X_q @ W_Q, h)  # (..., n, d_model) @ (d_model, h*d_k) -> (..., h, n, d_k)
+    K, V = (np.repeat(ac.split_heads(X_kv @ W, h_kv), h // h_kv, axis=-3) for W in (W_K, W_V))  # (..., h, m, d)
     A = ac.attention_weights(Q, K, M)  # (..., h, n, m); M (..., 1, n, m): every head
     C = ac.merge_heads(A @ V)  # (..., h, n, m) @ (..., h, m, d_v) -> (..., h, n, d_v) -> (..., n, h*d_v)
-    dOut = check.grad_like("dOut", dOut, (*C.shape[:-1], W_O.shape[1]))  # (..., n, d_model)
-    dC = dOut @ W_O.T  # (..., n, d_model) @ (d_model, h*d_v) -> (..., n, h*d_v)
+    dC = (dOut := check.grad_like("dOut", dOut, (*C.shape[:-1], W_O.shape[1]))) @ W_O.T  # (..., n, h*d_v)
     dQ, dK, dV, dS = _attention_grads(Q, K, V, A, ac.split_heads(dC, h))  # in every head
-    dQ, dK, dV = ac.merge_heads(dQ), ac.merge_heads(dK), ac.merge_heads(dV)  # (..., n or m, h*d)
+    dK, dV = (d.reshape(*d.shape[:-3], h_kv, h // h_kv, *d.shape[-2:]).sum(axis=-3) for d in (dK, dV))  # per K/V head
+    dQ, dK, dV = ac.merge_heads(dQ), ac.merge_heads(dK), ac.merge_heads(dV)  # (..., n or m, h*d or h_kv*d)
     dX_q = dQ @ W_Q.T  # (..., n, h*d_k) @ (h*d_k, d_model) -> (..., n, d_model)
-    dX_kv = dK @ W_K.T + dV @ W_V.T  # (..., m, h*d_k) @ (h*d_k, d_model) + (..., m, h*d_v) @ (h*d_v, d_model)
+    dX_kv = dK @ W_K.T + dV @ W_V.T  # (..., m, h_kv*d_k) @ (h_kv*d_k, d_model) + the same for V
     return MultiHeadGrads(dX_q=_unbroadcast(dX_q, X_q.shape), dX_kv=_unbroadcast(dX_kv, X_kv.shape),
                           dW_Q=_sum_outer(X_q, dQ), dW_K=_sum_outer(X_kv, dK),
                           dW_V=_sum_outer(X_kv, dV), dW_O=_sum_outer(C, dOut), dscores=dS)
@@ -262,6 +264,7 @@ class LMConfig:
     d_ff: int = 64
     d_k: int | None = None     # query/key width of each head; d_model / h by default (d_v always is)
     scale_scores: bool = True  # False: softmax(Q K^T + M), without 1/sqrt(d_k) (notebook 10)
+    num_kv_heads: int | None = None  # h_kv key/value heads shared by the h query heads (notebook 13)
 
     def __post_init__(self):
         check.lm_config(self)
@@ -275,10 +278,11 @@ class LMConfig:
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """The shape of every parameter, in the order init_lm draws them (W_Q and W_K last)."""
         d, hk, V = self.d_model, self.num_heads * self.head_width, self.vocab_size
-        return {"E": (V, d), "P": (self.n_ctx, d), "W_V": (d, d), "W_O": (d, d),
+        kv = self.num_heads if self.num_kv_heads is None else self.num_kv_heads
+        return {"E": (V, d), "P": (self.n_ctx, d), "W_V": (d, kv * d // self.num_heads), "W_O": (d, d),
                 "gamma_1": (d,), "beta_1": (d,), "W_1": (d, self.d_ff), "b_1": (self.d_ff,),
                 "W_2": (self.d_ff, d), "b_2": (d,), "gamma_2": (d,), "beta_2": (d,),
-                "W_U": (d, V), "W_Q": (d, hk), "W_K": (d, hk)}
+                "W_U": (d, V), "W_Q": (d, hk), "W_K": (d, kv * self.head_width)}
 
 
 def init_lm(config: LMConfig, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -329,7 +333,8 @@ def lm_forward(params: dict, tokens, config: LMConfig) -> LMSteps:
     n = tokens.shape[-1]
     X = embedding(tokens, p["E"]) + p["P"][:n]  # (..., n, d_model)
     attn, weights = ac.multi_head_attention(X, X, p["W_Q"] * _query_scale(config), p["W_K"], p["W_V"],
-                                            p["W_O"], config.num_heads, ac.causal_mask(n))
+                                            p["W_O"], config.num_heads, ac.causal_mask(n),
+                                            num_kv_heads=config.num_kv_heads)
     H = ac.layer_norm(X + attn, p["gamma_1"], p["beta_1"])  # (..., n, d_model)
     F = ac.feed_forward(H, p["W_1"], p["b_1"], p["W_2"], p["b_2"])  # (..., n, d_model)
     Y = ac.layer_norm(H + F, p["gamma_2"], p["beta_2"])  # (..., n, d_model)
@@ -353,8 +358,8 @@ def lm_backward(params: dict, steps: LMSteps, dlogits, config: LMConfig
     dH, g["W_1"], g["b_1"], g["W_2"], g["b_2"] = feed_forward_backward(
         s.H, p["W_1"], p["b_1"], p["W_2"], p["b_2"], dZ2)
     dZ1, g["gamma_1"], g["beta_1"] = layer_norm_backward(s.X + s.attn, p["gamma_1"], dH + dZ2)  # + the residual
-    mha = multi_head_attention_backward(s.X, s.X, p["W_Q"] * _query_scale(config), p["W_K"], p["W_V"],
-                                        p["W_O"], config.num_heads, dZ1, ac.causal_mask(s.X.shape[-2]))
+    mha = multi_head_attention_backward(s.X, s.X, p["W_Q"] * _query_scale(config), p["W_K"], p["W_V"], p["W_O"],
+                                        config.num_heads, dZ1, ac.causal_mask(s.X.shape[-2]), num_kv_heads=config.num_kv_heads)
     g.update(W_Q=mha.dW_Q * _query_scale(config), W_K=mha.dW_K, W_V=mha.dW_V, W_O=mha.dW_O)
     dX = dZ1 + mha.dX_q + mha.dX_kv  # residual + both uses of X (queries, keys and values)
     g["E"] = embedding_backward(tokens, dX, config.vocab_size)

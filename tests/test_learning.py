@@ -411,3 +411,42 @@ def test_the_names_that_moved_here_still_answer_from_attention_core():
         assert getattr(ac, name) is getattr(al, name)
     with pytest.raises(AttributeError, match="no attribute 'lm_forwards'"):
         ac.lm_forwards  # noqa: B018 - a misspelling is still an AttributeError
+
+
+def test_grouped_query_backward_sums_each_key_value_heads_group():
+    rng = np.random.default_rng(21)
+    d_model, h, h_kv, d_k, d_v, n, m = 6, 4, 2, 2, 3, 3, 5
+    X_q, X_kv = rng.normal(size=(2, n, d_model)), rng.normal(size=(2, m, d_model))
+    W_Q, W_O = rng.normal(size=(d_model, h * d_k)), rng.normal(size=(h * d_v, d_model))
+    W_K, W_V = rng.normal(size=(d_model, h_kv * d_k)), rng.normal(size=(d_model, h_kv * d_v))
+    R, mask = rng.normal(size=(2, n, d_model)), ac.padding_mask([5, 2], m)
+
+    def L():
+        return np.sum(R * ac.multi_head_attention(X_q, X_kv, W_Q, W_K, W_V, W_O, h, mask,
+                                                  num_kv_heads=h_kv)[0])
+    g = al.multi_head_attention_backward(X_q, X_kv, W_Q, W_K, W_V, W_O, h, R, mask, num_kv_heads=h_kv)
+    for analytic, x in ((g.dX_q, X_q), (g.dX_kv, X_kv), (g.dW_Q, W_Q), (g.dW_K, W_K),
+                        (g.dW_V, W_V), (g.dW_O, W_O)):
+        assert_close(analytic, numeric_grad(L, x))
+    assert g.dW_K.shape == (d_model, h_kv * d_k) and g.dscores.shape == (2, h, n, m)
+
+
+def test_a_grouped_query_language_model_learns_through_the_same_backward():
+    config = al.LMConfig(vocab_size=5, n_ctx=6, d_model=8, num_heads=4, num_kv_heads=2, d_ff=12)
+    rng = np.random.default_rng(22)
+    p = al.init_lm(config, rng)
+    assert p["W_K"].shape == (8, 4) and p["W_V"].shape == (8, 4) and p["W_Q"].shape == (8, 8)
+    tokens, targets = rng.integers(0, 5, size=(2, 5)), rng.integers(0, 5, size=(2, 5))
+    steps = al.lm_forward(p, tokens, config)
+    grads, _ = al.lm_backward(p, steps, al.softmax_cross_entropy(steps.logits, targets)[1], config)
+
+    def L():
+        return al.softmax_cross_entropy(al.lm_forward(p, tokens, config).logits, targets)[0]
+    for name in ("W_Q", "W_K", "W_V", "W_O", "E"):
+        assert_close(grads[name], numeric_grad(L, p[name]))
+    # the default (num_kv_heads None) draws what it drew before: stored outputs do not move
+    a, b = al.LMConfig(5, 6, d_model=8, num_heads=2), al.LMConfig(5, 6, d_model=8, num_heads=2, num_kv_heads=2)
+    pa, pb = al.init_lm(a, np.random.default_rng(0)), al.init_lm(b, np.random.default_rng(0))
+    assert all(np.array_equal(pa[k], pb[k]) for k in pa)
+    _raises("num_heads = 4 is not a multiple of num_kv_heads = 3", al.LMConfig, 5, 4, d_model=8,
+            num_heads=4, num_kv_heads=3)

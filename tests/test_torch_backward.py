@@ -148,3 +148,23 @@ def test_language_model_gradients_match_autograd(scaled):
     assert np.isclose(loss, ref.item(), atol=1e-12)
     for name, g in grads.items():
         assert np.allclose(g, t[name].grad.numpy(), atol=1e-10), name
+
+
+def test_grouped_query_attention_backward_matches_autograd_with_enable_gqa():
+    rng = np.random.default_rng(23)
+    d_model, h, h_kv, d_k, n = 8, 4, 2, 2, 5
+    X = rng.normal(size=(2, n, d_model))
+    W_Q, W_O = rng.normal(size=(d_model, h * d_k)), rng.normal(size=(h * d_k, d_model))
+    W_K, W_V = rng.normal(size=(d_model, h_kv * d_k)), rng.normal(size=(d_model, h_kv * d_k))
+    R, mask = rng.normal(size=(2, n, d_model)), ac.causal_mask(n)
+    tX, tQ, tK, tV, tO = (leaf(a) for a in (X, W_Q, W_K, W_V, W_O))
+
+    def heads(A, k):  # (batch, n, k*d) -> (batch, k, n, d), as torch models split heads
+        return A.view(2, n, k, d_k).transpose(1, 2)
+    out = F.scaled_dot_product_attention(heads(tX @ tQ, h), heads(tX @ tK, h_kv), heads(tX @ tV, h_kv),
+                                         attn_mask=torch.from_numpy(mask), enable_gqa=True)
+    ((out.transpose(1, 2).reshape(2, n, h * d_k) @ tO) * torch.from_numpy(R)).sum().backward()
+    g = al.multi_head_attention_backward(X, X, W_Q, W_K, W_V, W_O, h, R, mask, num_kv_heads=h_kv)
+    assert np.allclose(g.dX_q + g.dX_kv, tX.grad.numpy(), atol=1e-12)
+    for ours, theirs in ((g.dW_Q, tQ), (g.dW_K, tK), (g.dW_V, tV), (g.dW_O, tO)):
+        assert np.allclose(ours, theirs.grad.numpy(), atol=1e-12)
