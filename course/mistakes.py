@@ -611,6 +611,24 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         N_("the cost of a full recompute"),
         N_("with a cache only the new query is compared with the t cached keys: t score entries "
            "at step t, not t^2.")),
+    "recompute_count_cached": Mistake(
+        "11",
+        N_("the cached count where the recomputed one is asked"),
+        N_("without a cache every step recomputes ALL its t queries, not only the new one: "
+           "t^2 score entries at step t, not t.")),
+    "weight_is_explanation": Mistake(
+        "11",
+        N_("an attention weight is an explanation"),
+        N_("a weight says where a head reads, not that the answer depends on what it reads. In "
+           "this notebook each head alone puts its largest weight on the right key on most rows, "
+           "yet zeroing either head costs only a few points of accuracy: the other reads the "
+           "same key. Only an intervention (zero the head, change the token) tests dependence.")),
+    "cache_saves_memory": Mistake(
+        "11",
+        N_("the KV cache saves memory"),
+        N_("the cache trades memory for time: it keeps 2 * layers * h * t * d_k numbers per "
+           "sequence (0.5 MiB per token for Llama 2 7B in float16) so as not to recompute them; "
+           "recomputing needs no cache at all.")),
     "count_off_by_one": Mistake(
         "11",
         N_("off by one in the sum"),

@@ -18,6 +18,7 @@ from course.checks import (
     MISTAKE,
     WRONG,
     Verdict,
+    as_float,
     check_value,
     is_unanswered,
     named,
@@ -222,7 +223,16 @@ def check_cached_attention(answer, q, K_old, V_old, k_new, v_new) -> Verdict:
     }
     if d_k > 1:
         mistakes["divide_by_d_k"] = ac.softmax(q @ K.T / d_k) @ V
-    return check_value(answer, right, _("output of the new position"), mistakes)
+    v = check_value(answer, right, _("output of the new position"), mistakes)
+    if v.status == WRONG and np.shape(as_float(answer)) == right.shape:
+        off = np.argwhere(~np.isclose(as_float(answer), right, atol=1e-4, rtol=1e-6))
+        return Verdict(WRONG, _("Not quite: your output has the right shape {shape}, but entries "
+                                "{entries} are off (answers within 1e-4 count as correct). Check "
+                                "the scores, the softmax and the product with V step by "
+                                "step.").format(shape=right.shape,
+                                                entries=", ".join(str(tuple(int(i) for i in e))
+                                                                  for e in off)))
+    return v
 
 
 def check_total_score_entries(answer, T: int, cached: bool) -> Verdict:
@@ -244,9 +254,77 @@ def check_total_score_entries(answer, T: int, cached: bool) -> Verdict:
         mistakes["cache_count_quadratic"] = int(np.sum(t ** 2))
     else:
         mistakes["recompute_count_last_step_only"] = T * T
+        mistakes["recompute_count_cached"] = int(np.sum(t))
     v = check_value(answer, right, what, mistakes, atol=0.5)
     if v.status == WRONG and not is_unanswered(answer) and np.isclose(float(answer), off_by_one[1]):
         label, why = named("count_off_by_one")
         return Verdict(MISTAKE, _('Not quite: this is the classic mistake "{label}". {why}').format(
             label=label, why=sentence(why)), "count_off_by_one")
+    if v.status == WRONG and as_float(answer) is not None and np.ndim(answer) == 0:
+        got = float(answer)  # what is off, never the expected count itself
+        side = _("too large") if got > right else _("too small")
+        far = (_("by more than a factor of 10") if not right / 10 < got < right * 10
+               else _("by less than a factor of 10"))
+        return Verdict(WRONG, _("Not quite: your count {got} is {side} ({far}). Write down the "
+                                "score entries of the steps t = 1, 2, 3 first, then add them up "
+                                "to t = T.").format(got=f"{got:,.0f}", side=side, far=far))
     return v
+
+
+# --- the head ablation and the conceptual questions ---------------------------------------
+
+def head_ablation(params: dict, tokens, targets, config, answer_rows, right_keys,
+                  ignore: int = -100) -> dict:
+    """Accuracy with every head, and with each head's output zeroed; each head's share of answer
+    rows whose largest weight is on the right key.
+
+    Zeroing head r's output o^(r) is zeroing its d_v rows of W_O (concat(o) W_O = sum_r o^(r)
+    W_O^(r)), so the core's lm_forward runs the ablated model unchanged.
+    answer_rows : query positions of the answers; right_keys : the key each should read.
+    """
+    d_v = config.d_model // config.num_heads
+    counted = targets != ignore
+
+    def accuracy(p):
+        steps = ac.lm_forward(p, tokens, config)
+        return float(np.mean(steps.logits.argmax(axis=-1)[counted] == targets[counted])), steps
+
+    full, steps = accuracy(params)
+    zeroed = []
+    for r in range(config.num_heads):
+        W_O = params["W_O"].copy()
+        W_O[r * d_v:(r + 1) * d_v] = 0.0  # head r's rows: its output no longer reaches the residual
+        zeroed.append(accuracy({**params, "W_O": W_O})[0])
+    w = steps.weights[..., answer_rows, :]  # (batch, h, answers, n)
+    on_key = w.argmax(axis=-1) == np.asarray(right_keys)  # (batch, h, answers)
+    return {"accuracy": full, "zeroed": zeroed,
+            "on_key": [float(np.mean(on_key[:, r])) for r in range(config.num_heads)],
+            "both_on_key": float(np.mean(on_key.all(axis=1))),
+            "either_on_key": float(np.mean(on_key.any(axis=1)))}
+
+
+def _check_true_false(answer, right: bool, mistake: str, correct: str) -> Verdict:
+    if is_unanswered(answer):
+        return unanswered(_("True or False"))
+    if not isinstance(answer, (bool, np.bool_)):
+        return Verdict(WRONG, _("Answer with True or False (no quotes), got {answer!r}.").format(
+            answer=answer))
+    if bool(answer) == right:
+        return Verdict(CORRECT, correct)
+    label, why = named(mistake)
+    return Verdict(MISTAKE, _('Not quite: this is the classic mistake "{label}". {why}').format(
+        label=label, why=sentence(why)), mistake)
+
+
+def check_weight_explains(answer) -> Verdict:
+    """True or False: a head's weights on the right key explain the model's answer (False)."""
+    return _check_true_false(answer, False, "weight_is_explanation", _(
+        "Correct: False. A weight says where a head reads, not whether the answer depends on it; "
+        "the ablation, which removes the head and measures, is what tests that."))
+
+
+def check_cache_saves_memory(answer) -> Verdict:
+    """True or False: the KV cache saves memory (False: it spends memory to save time)."""
+    return _check_true_false(answer, False, "cache_saves_memory", _(
+        "Correct: False. The cache saves arithmetic, hence time, and spends memory on it: "
+        "2 * layers * h * t * d_k numbers per sequence that recomputing would not keep."))

@@ -352,4 +352,22 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "T (T + 1) (2T + 1) / 6 = 100 * 101 * 201 / 6 = 338,350. With the cache step t computes "
            "only the new query's t entries, sum t = 5,050; counting only the last step gives "
            "100^2 = 10,000.")),
+    "11.weight_explains": Question(
+        N_("Look at the ablation of section 6: what happened to the accuracy when head 1, the "
+           "head that is on the right key most often, was zeroed? What else reads that key?"),
+        "False",
+        N_("Head 1 puts its largest weight on the right key on most answer rows, yet with its "
+           "output zeroed the model still answers almost as well, because head 0 reads the same "
+           "key: the heads duplicate each other. A weight shows where a head reads; whether the "
+           "answer depends on it is a question about what happens without it, which only an "
+           "intervention (the ablation, or notebook 10's causal test) answers.")),
+    "11.cache_saves_memory": Question(
+        N_("What does the cached loop keep between steps that the recomputing loop throws away? "
+           "Section 4 counts it in bytes."),
+        "False",
+        N_("The recomputing loop keeps only the tokens; the cached one keeps every layer's keys "
+           "and values, 2 * layers * h * t * d_k numbers per sequence, growing by one row per "
+           "token (0.5 MiB per token for Llama 2 7B in float16, 2 GiB at its 4,096-token "
+           "context). In exchange each step computes one row instead of t: the cache spends "
+           "memory to save time.")),
 })

@@ -463,6 +463,78 @@ def _misconceptions(number: str) -> list[str]:
     return out
 
 
+# --- the teacher's guide: a fourth session for notebooks 10 and 11 (its own block) -------------
+
+# (start minute is computed) minutes, what: a plan written by hand, because 10 and 11 are taught
+# at the board and by demos more than by the class-time rule's reading. Sums to SESSION_MINUTES.
+SESSION_FOUR = (
+    (5, "Goals of 10 and 11; the reversal task (digits, separator, digits reversed) and why its "
+        "answer is known: the query at position i must read key 2L - 1 - i."),
+    (25, "**10 §1 at the board: the backward pass of one attention call.** From O = A V: dV = "
+         "A^T dO and dA = dO V^T; through each row's softmax (Jacobian diag(a) - a^T a) dS = A * "
+         "(dA - rowsum(A * dA)); from S = Q K^T / sqrt(d_k): dQ = dS K / sqrt(d_k), dK = dS^T Q "
+         "/ sqrt(d_k). Ask why every row of dS sums to 0 and what that means for a one-hot row. "
+         "Then run the notebook's finite-difference check of these formulas."),
+    (10, "**Demo: notebook 10's causal test.** In a one-layer model attention is the only path "
+         "from token j to position i: change the digit the row reads and its prediction follows, "
+         "change any other digit and it does not. Contrast it with the argmax counts of §5, "
+         "which only say where the weights point."),
+    (BREAK_MINUTES, "Break"),
+    (15, "**11 §2-4:** greedy generation, prefix consistency (why the past keys and values never "
+         "change), the cached step, and the counts: the ratio of the work is linear in T, about "
+         "(T + 1)/2 while the rows dominate and tending to 2T/3; then the cache's memory, 2 * "
+         "layers * h * t * d_k numbers per sequence (Llama 2 7B: 0.5 MiB per token in float16)."),
+    (10, "**Demo: notebook 11's head ablation (§6).** Zero one head's rows of W_O and measure: "
+         "each head alone is on the right key on most rows, and zeroing either leaves most of the "
+         "accuracy. Ask the class to predict the numbers from the attention figure first."),
+    (15, "The conceptual mistakes below, as questions to the class; 11's self-checks 4 and 5 ask "
+         "two of them."),
+)
+
+CONCEPTUAL_MISTAKES = (
+    ("An attention weight is an explanation.",
+     "A weight says where a head reads, not whether the answer depends on it. Notebook 11's "
+     "ablation: each of the two heads puts its largest weight on the right key on most rows, yet "
+     "zeroing either one leaves most of the accuracy, because the other reads the same key. Only an "
+     "intervention (notebook 10's causal test, 11's ablation) tests dependence."),
+    ("A small gradient means Adam stops moving.",
+     "Adam divides each step by the running root mean square of the gradient, so a small but "
+     "consistent gradient still moves a parameter by about the learning rate per step. Its "
+     "steps do shrink when the gradient changes sign from step to step, when it falls to the size "
+     "of eps (1e-8 in ac.adam_step) or below, and for a while after a sudden collapse, because "
+     "the denominator (beta2 = 0.999) remembers the earlier, larger gradients for about a "
+     "thousand steps. Plain gradient descent is the one whose steps shrink with the gradient."),
+    ("The KV cache saves memory.",
+     "It trades memory for time: it keeps every layer's keys and values, 2 * layers * h * t * d_k "
+     "numbers per sequence, which recomputing would not keep, so as to compute one row per step "
+     "instead of t. On a server it is the cache's memory that limits how many and how long "
+     "sequences run at once."),
+)
+
+
+def _session_four() -> list[str]:
+    """A fourth 90-minute session for notebooks 10 and 11, and the conceptual mistakes to raise."""
+    total = sum(minutes for minutes, _ in SESSION_FOUR)
+    if total != SESSION_MINUTES:
+        raise GuideError(f"SESSION_FOUR holds {total} minutes, not {SESSION_MINUTES}")
+    out = ["### A fourth session: notebooks 10 and 11", "",
+           "Notebooks 10 and 11 are left out of the three sessions (they are for self-study), but a "
+           f"class that has time can give them a fourth session of {SESSION_MINUTES} minutes. "
+           "It is planned by hand rather than by the rule: the backward pass is derived at the "
+           "board, and two experiments are shown as demos. Before it, at home: notebook 10 §2-4 "
+           "(the model, its backward pass, training); after it: the rest of both notebooks and "
+           "their self-checks.", "", "| Time | Minutes | What |", "|---|---|---|"]
+    clock = 0
+    for minutes, what in SESSION_FOUR:
+        out.append(f"| {_clock(clock)} | {minutes} | {what} |")
+        clock += minutes
+    out += ["", "**Conceptual mistakes to raise** (not slips of a formula, but wrong pictures; ask "
+            "the class first, then answer with the notebooks' measurements):", ""]
+    out += [f"- **\"{claim}\"** {answer}" for claim, answer in CONCEPTUAL_MISTAKES]
+    out.append("")
+    return out
+
+
 def guide_text() -> str:
     run_times = json.loads(RUN_TIMES.read_text(encoding="utf-8")) if RUN_TIMES.exists() else {}
     books = [load_notebook(p, run_times) for p in notebook_paths()]
@@ -504,6 +576,7 @@ def guide_text() -> str:
             "how hard it is: a class that derives 03's variance or 09's online softmax on paper "
             "needs longer.", ""]
     out += _plan(books)
+    out += _session_four()
     out += ["## Notebook by notebook", ""]
     for b in books:
         t = b.teaching

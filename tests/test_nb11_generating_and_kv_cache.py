@@ -178,6 +178,7 @@ def test_check_cached_attention_recognises_each_mistake(cache_case):
 @pytest.mark.parametrize("cached, answer, key", [
     (False, 338350, None), (False, 10000, "recompute_count_last_step_only"),
     (False, 328350, "count_off_by_one"), (False, 348551, "count_off_by_one"),
+    (False, 5050, "recompute_count_cached"),
     (True, 5050, None), (True, 338350, "cache_count_quadratic"), (True, 4950, "count_off_by_one"),
     (True, 5150, "count_off_by_one")])
 def test_check_total_score_entries_recognises_each_mistake(cached, answer, key):
@@ -200,7 +201,53 @@ def test_every_mistake_of_notebook_11_is_registered():
     ours = {k for k, m in checks.MISTAKES.items() if m.notebook == "11"}
     assert ours == {"cache_no_heads", "cache_transposed", "cache_off_by_one", "cache_d_model",
                     "cache_new_key_missing", "cache_row_masked", "cache_no_scaling",
-                    "recompute_count_last_step_only", "cache_count_quadratic", "count_off_by_one"}
+                    "recompute_count_last_step_only", "cache_count_quadratic", "count_off_by_one",
+                    "recompute_count_cached", "weight_is_explanation", "cache_saves_memory"}
+
+
+def test_no_wrong_reply_contains_the_expected_answer(cache_case):
+    """A wrong or mistaken answer is told what is off, never the value it should have given."""
+    for cached, right in ((False, 338350), (True, 5050)):
+        for answer in (0, 1, 12345, 5050, 10000, 338350, 328350, 348551, 4950, 5150, 10 ** 7, -5):
+            v = nb11.check_total_score_entries(answer, T=100, cached=cached)
+            if v.status != checks.CORRECT:
+                assert str(right) not in v.message.replace(",", ""), (cached, answer, v.message)
+    q, K_old, V_old, k_new, v_new = cache_case
+    right = ac.scaled_dot_product_attention(q, np.vstack([K_old, k_new]), np.vstack([V_old, v_new]))[0]
+    for wrong in (right + 0.5, right * 0, -right, right[:, ::-1]):
+        message = nb11.check_cached_attention(wrong, *cache_case).message
+        assert not any(f"{x:.4f}" in message or f"{x:.3f}" in message for x in right.ravel()), message
+    assert "(0, 0)" in nb11.check_cached_attention(right + [[0.5, 0, 0]], *cache_case).message
+    assert "too large" in nb11.check_total_score_entries(10 ** 7, 100, False).message
+    assert "too small" in nb11.check_total_score_entries(12345, 100, False).message
+
+
+@pytest.mark.parametrize("check, key", [(nb11.check_weight_explains, "weight_is_explanation"),
+                                        (nb11.check_cache_saves_memory, "cache_saves_memory")])
+def test_conceptual_questions(check, key):
+    assert check(False).ok and check(np.bool_(False)).ok
+    v = check(True)
+    assert v.status == checks.MISTAKE and v.mistake == key and checks.MISTAKES[key].label in v.message
+    assert check("False").status == checks.WRONG and check(0).status == checks.WRONG
+    assert check(...).status == checks.UNANSWERED
+
+
+def test_head_ablation_zeroes_each_heads_rows_of_W_O():
+    config = ac.LMConfig(vocab_size=5, n_ctx=6, d_model=8, num_heads=2, d_ff=8)
+    params = ac.init_lm(config, np.random.default_rng(0))
+    tokens = np.random.default_rng(1).integers(0, 5, size=(10, 6))
+    targets = np.roll(tokens, -1, axis=1)
+    rows, keys = np.arange(3, 6), np.array([2, 1, 0])
+    out = nb11.head_ablation(params, tokens, targets, config, rows, keys)
+    s = ac.lm_forward(params, tokens, config)
+    assert out["accuracy"] == pytest.approx(np.mean(s.logits.argmax(-1) == targets))
+    W_O = params["W_O"].copy()
+    W_O[:4] = 0
+    zeroed = ac.lm_forward({**params, "W_O": W_O}, tokens, config)
+    assert out["zeroed"][0] == pytest.approx(np.mean(zeroed.logits.argmax(-1) == targets))
+    on = s.weights[:, :, rows].argmax(-1) == keys
+    assert out["on_key"] == pytest.approx([on[:, 0].mean(), on[:, 1].mean()])
+    assert out["both_on_key"] <= min(out["on_key"]) <= max(out["on_key"]) <= out["either_on_key"]
 
 
 # --- the committed notebook ----------------------------------------------------------------------
@@ -217,6 +264,12 @@ def test_notebook_stores_equal_generations_and_exact_counts():
     assert "same tokens as recomputing: True" in out and "same logits (to 1e-12):     True" in out
     assert "same tokens on 20 held-out prompts: True" in out
     assert "  4096 1,537,705,181,184  571,736,064  2689.5" in out
+    assert "T = 1048576: ratio     699006.8, ratio / T = 0.6666" in out  # tends to 2T/3
+    assert "this model, t = 12: 6,144 bytes in the arrays, 6,144 by the formula" in out
+    assert "Llama 2 7B: 524,288 bytes = 0.50 MiB per token, 2.00 GiB at t = 4,096 per sequence" in out
+    assert "head 0: largest weight on the right key on 93.9% of rows; accuracy with head 0 zeroed: 0.939" in out
+    assert "head 1: largest weight on the right key on 97.7% of rows; accuracy with head 1 zeroed: 0.974" in out
+    assert "both heads on the right key: 91.6%, at least one: 100.0%" in out
 
 
 def test_notebook_counts_match_the_formula():
@@ -232,7 +285,7 @@ def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
     cells = _code_cells()
     assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
     asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
-    assert len(asked) == 3
+    assert len(asked) == 5
     for c in asked:
         text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
         assert text.startswith("Not answered yet")
