@@ -507,7 +507,7 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
     "softmax_backward_diagonal_only": Mistake(
         "10",
         N_("only the diagonal of the Jacobian"),
-        N_("p * dp keeps diag(p) and drops the - p^T p part: every weight depends on every input "
+        N_("p * dp keeps diag(p) and drops the - p p^T part (p as a column vector): every weight depends on every input "
            "through the shared denominator, so dx = p * (dp - sum_j p_j dp_j).")),
     "softmax_backward_missing_p": Mistake(
         "10",
@@ -565,6 +565,13 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         N_("the previous token"),
         N_("i - 1 is the previous position, the pattern of a 'previous token' head; the task "
            "needs the mirror image in the input, 2L - 1 - i.")),
+    "adam_small_gradient_stops": Mistake(
+        "10",
+        N_("a small gradient means Adam stops moving"),
+        N_("plain gradient descent moves by lr * g per step. Adam divides the running mean of g by the "
+           "root of the running mean of g^2, so a gradient that stays the same size moves its "
+           "parameter by about lr per step, whether g is 1e-2 or 1e-6; only g near eps = 1e-8, "
+           "or a gradient that changes sign, slows it.")),
     # --- 11 Generating, and the KV cache ---
     "cache_no_heads": Mistake(
         "11",

@@ -13,6 +13,7 @@ from matplotlib.patches import Rectangle
 
 from course.checks import (
     CORRECT,
+    as_float,
     MISTAKE,
     WRONG,
     Verdict,
@@ -225,6 +226,41 @@ class LiveTraining(LiveFigure):
             weight=f"{score['weight']:.2f}")
 
 
+# --- the causal test ------------------------------------------------------------
+
+
+def causal_test(params, config, tokens, L: int, rng) -> dict:
+    """Intervene on one input digit of held-out sequences and watch each output row's prediction.
+
+    In a one-layer model attention is the only path from token j to position i (the embeddings,
+    the FFN and the layer norms act on each position alone). For every sequence of tokens
+    (batch, 2L) and output row i = L..2L-1: set the digit x_j at j = 2L - 1 - i to another digit
+    (drawn by rng) and count how often row i's prediction becomes that digit ("follows"); then set
+    one other input digit x_k (k != j, drawn by rng) to another digit and count how often row i's
+    prediction changes at all. Returns both fractions and the number of (sequence, row) pairs.
+    """
+    import attention_core as ac  # the model's forward pass
+
+    tokens = np.asarray(tokens)
+    batch = tokens.shape[0]
+    base = ac.lm_forward(params, tokens, config).logits.argmax(axis=-1)  # (batch, 2L)
+    follows = changes = 0
+    for i in range(L, 2 * L):
+        j = 2 * L - 1 - i
+        new = (tokens[:, j] + rng.integers(1, 8, size=batch)) % 8  # a different digit, 0..7
+        moved = tokens.copy()
+        moved[:, j] = new
+        follows += int(np.sum(ac.lm_forward(params, moved, config).logits[:, i].argmax(-1) == new))
+        others = np.array([k for k in range(L) if k != j])
+        k = others[rng.integers(0, L - 1, size=batch)]  # one other input digit per sequence
+        moved = tokens.copy()
+        moved[np.arange(batch), k] = (tokens[np.arange(batch), k] + rng.integers(1, 8, size=batch)) % 8
+        changes += int(np.sum(ac.lm_forward(params, moved, config).logits[:, i].argmax(-1)
+                              != base[:, i]))
+    pairs = batch * L
+    return {"follows": follows / pairs, "changes": changes / pairs, "pairs": pairs}
+
+
 # --- self-checks --------------------------------------------------------------
 
 def check_softmax_backward(answer, x, dp) -> Verdict:
@@ -289,3 +325,32 @@ def check_reversal_key(answer, i: int, L: int) -> Verdict:
                             "the digits x_0..x_{last} at 0..{last}, the separator at {L}, the "
                             "reversed digits after it; which digit comes at position "
                             "{next}?").format(got=j, last=L - 1, L=L, next=i + 1))
+
+
+def check_adam_small_gradient(answer, g: float = 1e-6, lr: float = 3e-3, steps: int = 10) -> Verdict:
+    """How far does Adam move a parameter whose gradient is g at every one of `steps` steps?"""
+    if is_unanswered(answer):
+        return unanswered(_("distance the parameter moves in {steps} steps").format(steps=steps))
+    value = as_float(answer)
+    if value is None:
+        return Verdict(WRONG, _("Give the distance as one number, got {answer!r}.").format(
+            answer=answer))
+    right = steps * lr * g / (g + 1e-8)  # m_hat = g, sqrt(v_hat) = g at every step
+    value = abs(value)
+    if np.isclose(value, right, rtol=0.02):
+        return Verdict(CORRECT, _("Correct: with the same g at every step Adam's m_hat is g and "
+                                  "sqrt(v_hat) is |g|, so each step moves the parameter by "
+                                  "lr * g / (|g| + eps), almost lr: the size of g cancels."))
+    if np.isclose(value, steps * lr * g, rtol=0.1):
+        label, why = named("adam_small_gradient_stops")
+        return Verdict(MISTAKE, _("Not quite: that is the misconception '{label}'. {why}").format(
+            label=label, why=sentence(why)), "adam_small_gradient_stops")
+    if value > 0 and abs(np.log10(value / right)) >= 1:
+        side = _("too large") if value > right else _("too small")
+        return Verdict(WRONG, _("Not quite: {got} is off by more than a factor of 10 ({side}). "
+                                "Write down one Adam step for a gradient that is the same at "
+                                "every step: what are m_hat and sqrt(v_hat)?").format(
+            got=value, side=side))
+    return Verdict(WRONG, _("Not quite: {got} has the right order of magnitude but is not it. "
+                            "Count the steps, and look at what eps = 1e-8 does next to "
+                            "sqrt(v_hat).").format(got=value))

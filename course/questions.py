@@ -297,7 +297,8 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "sum?"),
         "p = ac.softmax(x)  # (2, 3), the weights: each row sums to 1\n"
         "answer = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))",
-        N_("The Jacobian of one row's softmax is diag(p) - p^T p, so dx_i = p_i (dp_i - sum_j p_j "
+        N_("The Jacobian of one row's softmax is diag(p) - p p^T (p as a column vector, as in "
+           "notebook 03), so dx_i = p_i (dp_i - sum_j p_j "
            "dp_j): the weights p, not the scores x, times the upstream gradient minus its "
            "p-weighted mean. np.sum(..., axis=-1, keepdims=True) takes that mean within each row "
            "(shape (2, 1), so it broadcasts back over the row). Keeping only p * dp drops the "
@@ -324,6 +325,18 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "and position 9 holds x_3. The query at i = 8 predicts the token at position 9, so it "
            "must read x_3, at input position 3 = 2L - 1 - i = 11 - 8. Reading 2L - i = 4 (x_4) is "
            "the off-by-one of next-token prediction: that digit is already at position 8.")),
+    "10.adam_small_gradient": Question(
+        N_("Write out one Adam step (section 2) for a gradient g that is the same at every step. "
+           "The bias corrections make m_hat = g and v_hat = g^2 exactly, from the first step on. "
+           "What is m_hat / (sqrt(v_hat) + eps) then, and how does it depend on the size of g?"),
+        "10 * 3e-3 * 1e-6 / (1e-6 + 1e-8)",
+        N_("With m_hat = g and sqrt(v_hat) = |g| every step moves w by lr * g / (|g| + eps) = "
+           "3e-3 * 1e-6 / (1e-6 + 1e-8) = 0.00297, so ten steps move it by 0.0297: almost the "
+           "same as for g = 1e-2. A small gradient does not stop Adam; it rescales each "
+           "parameter's step to about lr. 3e-8 (= 10 * lr * g) is what plain gradient descent "
+           "would do. The stuck row of section 7 is stuck for another reason: W_Q and W_K are "
+           "shared, so their steps follow the rows that do have gradient, and the gradient "
+           "towards the right key is 1e-70 against theirs.")),
     # --- 11 Generating, and the KV cache ---
     "11.cache_shape": Question(
         N_("Every head keeps its own keys, one row per position that has gone through the model "

@@ -262,8 +262,47 @@ def test_every_mistake_of_notebook_10_is_registered_and_used():
     recognised = set(_softmax_backward_variants()) | {"dQ_no_scale", "dQ_skips_softmax", "dQ_is_dK",
                                                        "dQ_transposed_scores", "reversal_off_by_one",
                                                        "reversal_attends_itself", "reversal_copy",
-                                                       "reversal_previous_token"}
+                                                       "reversal_previous_token",
+                                                       "adam_small_gradient_stops"}
     assert ours == recognised - {None}
+
+
+@pytest.mark.parametrize("answer, status, key", [
+    (10 * 3e-3 * 1e-6 / (1e-6 + 1e-8), checks.CORRECT, None), (0.03, checks.CORRECT, None),
+    (3e-8, checks.MISTAKE, "adam_small_gradient_stops"), (0.5, checks.WRONG, None),
+    (0.01, checks.WRONG, None), ("far", checks.WRONG, None), (..., checks.UNANSWERED, None)])
+def test_check_adam_small_gradient(answer, status, key):
+    v = nb10.check_adam_small_gradient(answer, g=1e-6, lr=3e-3, steps=10)
+    assert v.status == status and v.mistake == key
+    if status in (checks.WRONG, checks.MISTAKE):  # a wrong reply never shows the expected value
+        assert "0.0297" not in v.message and "0.03" not in v.message
+
+
+def test_causal_test_counts_pairs_and_fractions():
+    config = ac.LMConfig(vocab_size=9, n_ctx=12, d_model=8, num_heads=1, d_ff=16)
+    params = ac.init_lm(config, np.random.default_rng(0))
+    tokens = np.random.default_rng(1).integers(0, 8, size=(20, 12))
+    tokens[:, L] = 8
+    out = nb10.causal_test(params, config, tokens, L, np.random.default_rng(2))
+    assert out["pairs"] == 20 * L and 0 <= out["follows"] <= 1 and 0 <= out["changes"] <= 1
+    # the same rng, the same interventions
+    assert out == nb10.causal_test(params, config, tokens, L, np.random.default_rng(2))
+
+
+def test_seeds_script_runs_and_its_interval():
+    import importlib.util
+    path = NOTEBOOK.parent.parent / "scripts" / "seeds_nb10.py"
+    spec = importlib.util.spec_from_file_location("seeds_nb10", path)
+    seeds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(seeds)
+    lo, hi = seeds.wilson(3, 6)
+    assert round(lo, 3) == 0.188 and round(hi, 3) == 0.812
+    assert seeds.wilson(0, 24)[0] == 0.0 and seeds.wilson(24, 24)[1] == 1.0
+    buffer = io.StringIO()
+    import contextlib
+    with contextlib.redirect_stdout(buffer):
+        seeds.main(["--seeds", "1", "--steps", "2"])
+    assert " 512      without        0 of 1" in buffer.getvalue()
 
 
 # --- the committed notebook ----------------------------------------------------------------------
@@ -279,7 +318,10 @@ def _stdout():
 
 def test_notebook_stores_the_trained_pattern_and_the_experiment():
     out = _stdout()
-    assert "agree with dQ to 1e-8: True" in out
+    assert "largest difference from dQ: 5.7e-11" in out
+    assert "row i predicts the new digit in 100.0% of 6000" in out
+    assert "row i's prediction changes in 0.0%" in out
+    assert "LN:  dX[1, 2]" in out and "FFN: dX[1, 2]" in out
     assert "largest weight on the needed key: 1.000" in out
     assert "step 40: loss" in out and "6 of 6" in out
     for line in ("   8         with", "   8      without", "  64      without", " 512      without"):
@@ -291,7 +333,7 @@ def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
     cells = _code_cells()
     assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
     asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
-    assert len(asked) == 3
+    assert len(asked) == 4
     for c in asked:
         text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
         assert text.startswith("Not answered yet")
