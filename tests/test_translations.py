@@ -108,6 +108,7 @@ def test_japanese_notebook_was_executed_in_one_fresh_kernel(name):
 
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
 _CODE = re.compile(r"`[^`\n]+`")
+_FENCED = re.compile(r"^\s*```.*?^\s*```", re.S | re.M)  # a quoted program output is not prose
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 # The words of a formula (\\text{...}) are prose: translated, and in Japanese word order they
 # often move ("for all d_k" becomes "d_k について"), with the punctuation around them. What must
@@ -165,7 +166,7 @@ _LATIN_RUN = re.compile(rf"{_WORD}(?: +{_WORD}){{2,}}")   # three or more words 
 
 def english_left(text: str) -> list[str]:
     """Runs of three or more Latin words in the prose (code, math, links and names removed)."""
-    prose = _CODE.sub(" ", _MATH.sub(" ", text))
+    prose = _CODE.sub(" ", _MATH.sub(" ", _FENCED.sub(" ", text)))
     prose = _LINK.sub("]", prose)
     prose = re.sub(r"<[^>]+>", " ", prose)
     prose = _CITATION.sub(" ", prose)
