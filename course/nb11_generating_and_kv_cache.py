@@ -24,6 +24,7 @@ from course.checks import (
     sentence,
     unanswered,
 )
+from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
@@ -203,8 +204,8 @@ def check_cache_shape(answer, h: int, t: int, d_k: int, d_model: int) -> Verdict
             label, why = named(key)
             return Verdict(MISTAKE, _("Not quite: {got} is {label}. {why}").format(
                 got=got, label=label, why=sentence(why)), key)
-    return Verdict(WRONG, _("Not quite: you gave {got}; think of one (t, d_k) block of keys per "
-                            "head, t = {t} positions so far.").format(got=got, t=t))
+    return Verdict(WRONG, _("Not quite: you gave {got}; {off}. Think of one (t, d_k) block of "
+                            "keys per head.").format(got=got, off=shape_off(got, right)))
 
 
 def check_cached_attention(answer, q, K_old, V_old, k_new, v_new) -> Verdict:
@@ -244,6 +245,7 @@ def check_total_score_entries(answer, T: int, cached: bool) -> Verdict:
         mistakes["cache_count_quadratic"] = int(np.sum(t ** 2))
     else:
         mistakes["recompute_count_last_step_only"] = T * T
+        mistakes["recompute_count_cached"] = int(np.sum(t))
     v = check_value(answer, right, what, mistakes, atol=0.5)
     if v.status == WRONG and not is_unanswered(answer) and np.isclose(float(answer), off_by_one[1]):
         label, why = named("count_off_by_one")

@@ -177,6 +177,7 @@ def test_check_cached_attention_recognises_each_mistake(cache_case):
 
 @pytest.mark.parametrize("cached, answer, key", [
     (False, 338350, None), (False, 10000, "recompute_count_last_step_only"),
+    (False, 5050, "recompute_count_cached"),
     (False, 328350, "count_off_by_one"), (False, 348551, "count_off_by_one"),
     (True, 5050, None), (True, 338350, "cache_count_quadratic"), (True, 4950, "count_off_by_one"),
     (True, 5150, "count_off_by_one")])
@@ -200,7 +201,8 @@ def test_every_mistake_of_notebook_11_is_registered():
     ours = {k for k, m in checks.MISTAKES.items() if m.notebook == "11"}
     assert ours == {"cache_no_heads", "cache_transposed", "cache_off_by_one", "cache_d_model",
                     "cache_new_key_missing", "cache_row_masked", "cache_no_scaling",
-                    "recompute_count_last_step_only", "cache_count_quadratic", "count_off_by_one"}
+                    "recompute_count_last_step_only", "recompute_count_cached",
+                    "cache_count_quadratic", "count_off_by_one"}
 
 
 # --- the committed notebook ----------------------------------------------------------------------
