@@ -10,7 +10,8 @@ whose text is shown as the cell's output:
   scaling after softmax, no scaling, dividing by d_k, masking V instead of the
   scores, transposed weights, wrong W_O shape, ...): the mistake is named and
   explained;
-- otherwise: where the largest difference is, and what to look at.
+- otherwise: what is off (which entries, the sign, the order of magnitude, too large or too
+  small), never the expected value; the worked solution is there on request.
 
 Checks never raise on a wrong answer, so a notebook always runs to the end.
 
@@ -112,20 +113,6 @@ def _fmt_tol(atol: float) -> str:
     return f"{mantissa}e{int(exponent)}"
 
 
-def _fmt_pair(expected: float, got: float) -> tuple[str, str]:
-    """expected and got with just enough digits to tell them apart.
-
-    Numbers below 10,000 start with 4 decimals; larger ones (np.finfo(float).min) and inf/NaN
-    start in g format, so they never print with hundreds of digits.
-    """
-    small = all(abs(x) < 1e4 for x in (expected, got))
-    for fmt in (".4f" if small else ".4g", ".6g", ".10g", ".17g"):
-        e, g = format(expected, fmt), format(got, fmt)
-        if e != g:
-            break
-    return e, g
-
-
 def _close(a: np.ndarray, b: np.ndarray, atol: float) -> bool:
     return a.shape == b.shape and np.allclose(a, b, atol=atol, rtol=1e-6, equal_nan=True)
 
@@ -173,23 +160,58 @@ def _correct(what: str, e: np.ndarray, atol: float) -> Verdict:
     return Verdict(CORRECT, message.format(what=what, shape=e.shape, atol=within))
 
 
+def _how_off(got: float, expected: float) -> str:
+    """What is off about one number, without the expected value: sign, order of magnitude, direction."""
+    if np.isnan(got):
+        return _("not a number (NaN)")
+    if np.isinf(got) and not np.isinf(expected):
+        return _("infinite where a finite number is expected")
+    if np.isinf(expected) and not np.isinf(got):
+        return _("finite where the expected entry is infinite")
+    if np.isinf(got):  # both infinite: only the sign can differ
+        return _("infinite with the wrong sign")
+    if expected != 0 and got != 0 and np.sign(got) != np.sign(expected):
+        return _("of the wrong sign")
+    if expected != 0 and got != 0 and not 0.1 <= abs(got / expected) <= 10:
+        return (_("too large by more than a factor of 10") if abs(got) > abs(expected)
+                else _("too small by more than a factor of 10"))
+    return _("too large") if got > expected else _("too small")
+
+
 def _wrong(a: np.ndarray, e: np.ndarray, what: str, atol: float, hint: str) -> Verdict:
-    """Where the answer is furthest off (a NaN counts as infinitely far), shown so the numbers differ."""
+    """What is off (which entries, how: sign, order of magnitude, direction), never the expected
+    value: a learner who is told the number can type it without understanding it (issue 21)."""
     with np.errstate(invalid="ignore"):  # inf - inf: equal infinities are not off at all
         diff = np.where((a == e) | (np.isnan(a) & np.isnan(e)), 0.0, np.abs(a - e))
     diff = np.where(np.isnan(diff), np.inf, diff)
+    off = ~np.isclose(a, e, atol=atol, rtol=1e-6, equal_nan=True)
     idx = tuple(int(i) for i in np.unravel_index(np.argmax(diff), diff.shape))
-    expected, got = _fmt_pair(float(e[idx]), float(a[idx]))
+    how = _how_off(float(a[idx]), float(e[idx]))
     tolerance = _("answers within {atol} count as correct").format(atol=_fmt_tol(atol))
     if e.ndim == 0:
-        message = _("Not quite: your answer for the {what} is {got}, expected {expected} "
-                    "({tolerance}). {hint}")
-    else:
-        message = _("Not quite: your answer for the {what} differs from attention_core by up to "
-                    "{diff} at index {index} (expected {expected}, got {got}; {tolerance}). {hint}")
-    return Verdict(WRONG, message.format(what=what, got=got, expected=expected, index=idx,
-                                         diff=f"{float(diff[idx]):.3g}", tolerance=tolerance,
+        message = _("Not quite: your answer for the {what}, {got}, is {how} ({tolerance}). {hint}")
+        return Verdict(WRONG, message.format(what=what, got=repr(float(a)), how=how,
+                                             tolerance=tolerance,
+                                             hint=hint).rstrip())
+    wrong = [tuple(int(i) for i in w) for w in np.argwhere(off)]
+    shown = ", ".join(str(w) for w in wrong[:3]) + (", ..." if len(wrong) > 3 else "")
+    message = _("Not quite: your answer for the {what} differs from attention_core in {count} of "
+                "its {size} entries (at {indices}); the furthest off, at index {index}, is {how} "
+                "({tolerance}). {hint}")
+    return Verdict(WRONG, message.format(what=what, count=len(wrong), size=e.size, indices=shown,
+                                         index=idx, how=how, tolerance=tolerance,
                                          hint=hint).rstrip())
+
+
+def shape_off(got: tuple, right: tuple) -> str:
+    """What is off about a shape, without the expected shape: the number of axes, or which axes
+    are too long or too short (axis 0 first)."""
+    if len(got) != len(right):
+        return _("it has {got} axes where {right} are expected").format(got=len(got),
+                                                                       right=len(right))
+    parts = [(_("axis {axis} is too long") if g > r else _("axis {axis} is too short"))
+             .format(axis=axis) for axis, (g, r) in enumerate(zip(got, right, strict=True)) if g != r]
+    return _(", ").join(parts)
 
 
 def weight_mistakes(Q, K, mask=None) -> dict:

@@ -411,11 +411,12 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
     "cross_weights_all_heads": Mistake(
         "08",
         N_("the shape of all h = {h} heads, (h, n, m)"),
-        N_("the question asks for one head, whose weights are (n, m) = {one_head}.")),
+        N_("the question asks for one head, whose weights are one matrix (n, m), without the head "
+           "axis.")),
     "cross_weights_leading_1": Mistake(
         "08",
         N_("a leading 1"),
-        N_("an extra axis of length one; one head's weights are the matrix (n, m) = {one_head}.")),
+        N_("an extra axis of length one; one head's weights are the matrix (n, m).")),
     # --- 09 The cost of attention ---
     "cost_forgot_heads": Mistake(
         "09",
@@ -469,8 +470,8 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
     "cost_linear_growth": Mistake(
         "09",
         N_("linear growth ({factor}x)"),
-        N_("there is one score per (query, key) pair: {factor}x the queries times {factor}x the "
-           "keys is {square}x the pairs.")),
+        N_("there is one score per (query, key) pair: {factor}x the queries AND {factor}x the "
+           "keys, and every query is paired with every key.")),
     "cost_cubic_growth": Mistake(
         "09",
         N_("cubic growth ({cube}x)"),
@@ -493,16 +494,16 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "09",
         N_("treating the head count as the main cost"),
         N_("with d_k = d_v = d_model / h more heads are narrower heads, so all heads together do "
-           "h n^2 (d_k + d_v) = 2 n^2 d_model multiply-adds, the same for h = {h_from} and "
-           "h = {h_to}. On long inputs it is the n^2 pairs that cost: doubling n multiplies the "
+           "h n^2 (d_k + d_v) multiply-adds: put d_k = d_v = d_model / h in it and see what "
+           "is left of h. On long inputs it is the n^2 pairs that cost: doubling n multiplies the "
            "work by 4. (The number of score entries, h n^2, does grow with h; the arithmetic does "
            "not.)")),
     "cost_heads_one_head": Mistake(
         "09",
         N_("counting one head's work only"),
         N_("one of {h_to} heads has d_k = d_model / {h_to} and does {h_from}/{h_to} of the work of "
-           "one of {h_from} heads, but there are {h_to} of them: all heads together still do "
-           "2 n^2 d_model multiply-adds.")),
+           "one of {h_from} heads, but there are {h_to} of them: count the work of all heads "
+           "together.")),
     # --- 10 Learning to attend ---
     "softmax_backward_diagonal_only": Mistake(
         "10",
@@ -548,23 +549,23 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "10",
         N_("a query that reads its own position"),
         N_("position i holds an output digit already written; the digit to predict next is in "
-           "the input part of the sequence, at the mirror position 2L - 1 - i.")),
+           "the input part of the sequence, at its mirror position.")),
     "reversal_off_by_one": Mistake(
         "10",
         N_("off by one: the digit already at position i"),
         N_("position i predicts the token at position i + 1, so it must read the digit that "
            "comes next in the reversed output; 2L - i is where the digit at position i itself "
-           "came from. The answer is 2L - 1 - i.")),
+           "came from: one position further.")),
     "reversal_copy": Mistake(
         "10",
         N_("the copying pattern"),
         N_("i - L is the key a copying task would read (the same order); reversing reads the "
-           "input from its end, key 2L - 1 - i.")),
+           "input from its end.")),
     "reversal_previous_token": Mistake(
         "10",
         N_("the previous token"),
         N_("i - 1 is the previous position, the pattern of a 'previous token' head; the task "
-           "needs the mirror image in the input, 2L - 1 - i.")),
+           "needs the mirror image in the input.")),
     "adam_small_gradient_stops": Mistake(
         "10",
         N_("a small gradient means Adam stops moving"),

@@ -24,6 +24,7 @@ from course.checks import (
     unanswered,
     weight_mistakes,
 )
+from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, attention_heatmap, fixed_subplots
@@ -170,8 +171,14 @@ def check_qkv_shapes(answer, n: int, d_model: int, d_k: int, d_v: int) -> Verdic
             label, why = named(key)
             return Verdict(MISTAKE, _("Not quite: {got} are {label}. {why}").format(
                 got=got, label=label, why=sentence(why)), key)
-    return Verdict(WRONG, _("Not quite: expected {right} for (Q, K, V), you gave {got}.").format(
-        right=right, got=got))
+    if len(got) != 3:
+        return Verdict(WRONG, _("Not quite: give three shapes, one each for Q, K and V; you gave "
+                                "{count}.").format(count=len(got)))
+    off = [_("{name}: {how}").format(name=name, how=shape_off(g, r))
+           for name, g, r in zip("QKV", got, right, strict=True) if g != r]
+    return Verdict(WRONG, _("Not quite: you gave {got}. What is off: {off}. Each token is one row; "
+                            "the widths come from W_Q, W_K and W_V.").format(
+        got=got, off=_("; ").join(off)))
 
 
 def check_symmetric_scores(answer) -> Verdict:
@@ -186,7 +193,8 @@ def check_symmetric_scores(answer) -> Verdict:
             "W_Q W_K^T is.")
     if answer:
         return Verdict(CORRECT, _("Correct: {why}").format(why=why))
-    return Verdict(WRONG, _("Not quite: it is always symmetric. {why}").format(why=why))
+    return Verdict(WRONG, _("Not quite: transpose S = Q Q^T with the rule (AB)^T = B^T A^T and "
+                            "compare the result with S. Does it depend on what X is?"))
 
 
 def check_raw_scores(answer, Q, K, V) -> Verdict:

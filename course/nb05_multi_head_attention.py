@@ -23,6 +23,7 @@ from course.checks import (
     unanswered,
 )
 from course import figures
+from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.i18n import N_, _, shown
@@ -205,8 +206,8 @@ def check_W_O_shape(answer, d_model: int, h: int, d_k: int, d_v: int) -> Verdict
             label, why = named(key)
             return Verdict(MISTAKE, _("Not quite: {got} is the {label}. {why}").format(
                 got=got, label=label, why=sentence(why)), key)
-    return Verdict(WRONG, _("Not quite: W_O has shape (h*d_v, d_model) = {right}, you gave {got}.")
-                   .format(right=right, got=got))
+    return Verdict(WRONG, _("Not quite: you gave {got}; {off}. W_O reads the concatenated heads "
+                            "and writes d_model.").format(got=got, off=shape_off(got, right)))
 
 
 def check_multi_head(answer, X, W_Q, W_K, W_V, W_O, num_heads: int, mask=None) -> Verdict:

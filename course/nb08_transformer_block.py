@@ -23,6 +23,7 @@ from course.checks import (
     unanswered,
 )
 from course import figures
+from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.i18n import N_, _
@@ -298,12 +299,12 @@ def check_cross_weights_shape(answer, n: int, m: int, h: int | None = None) -> V
             return Verdict(MISTAKE, _("Not quite: {got} is {label}. {why}").format(
                 got=got, label=label, why=sentence(why)), key)
     if h is None:
-        return Verdict(WRONG, _("Not quite: you gave {got}; think of rows = decoder queries "
-                                "(n = {n}) and columns = encoder keys (m = {m}).").format(
-                                    got=got, n=n, m=m))
-    return Verdict(WRONG, _("Not quite: you gave {got}; think of rows = decoder queries (n = {n}) "
-                            "and columns = encoder keys (m = {m}), one such matrix per head "
-                            "(h = {h}).").format(got=got, n=n, m=m, h=h))
+        return Verdict(WRONG, _("Not quite: you gave {got}; {off}. Think of rows = decoder "
+                                "queries and columns = encoder keys.").format(
+                                    got=got, off=shape_off(got, right)))
+    return Verdict(WRONG, _("Not quite: you gave {got}; {off}. Think of rows = decoder queries "
+                            "and columns = encoder keys, one such matrix per head.").format(
+                                got=got, off=shape_off(got, right)))
 
 
 def _head_axis_verdict(got: tuple, n: int, m: int) -> Verdict:

@@ -25,6 +25,7 @@ from course.checks import (
     sentence,
     unanswered,
 )
+from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
@@ -204,8 +205,8 @@ def check_cache_shape(answer, h: int, t: int, d_k: int, d_model: int) -> Verdict
             label, why = named(key)
             return Verdict(MISTAKE, _("Not quite: {got} is {label}. {why}").format(
                 got=got, label=label, why=sentence(why)), key)
-    return Verdict(WRONG, _("Not quite: you gave {got}; think of one (t, d_k) block of keys per "
-                            "head, t = {t} positions so far.").format(got=got, t=t))
+    return Verdict(WRONG, _("Not quite: you gave {got}; {off}. Think of one (t, d_k) block of "
+                            "keys per head.").format(got=got, off=shape_off(got, right)))
 
 
 def check_cached_attention(answer, q, K_old, V_old, k_new, v_new) -> Verdict:
