@@ -239,23 +239,23 @@ def causal_test(params, config, tokens, L: int, rng) -> dict:
     one other input digit x_k (k != j, drawn by rng) to another digit and count how often row i's
     prediction changes at all. Returns both fractions and the number of (sequence, row) pairs.
     """
-    import attention_core as ac  # the model's forward pass
+    import attention_learning as al  # the model's forward pass
 
     tokens = np.asarray(tokens)
     batch = tokens.shape[0]
-    base = ac.lm_forward(params, tokens, config).logits.argmax(axis=-1)  # (batch, 2L)
+    base = al.lm_forward(params, tokens, config).logits.argmax(axis=-1)  # (batch, 2L)
     follows = changes = 0
     for i in range(L, 2 * L):
         j = 2 * L - 1 - i
         new = (tokens[:, j] + rng.integers(1, 8, size=batch)) % 8  # a different digit, 0..7
         moved = tokens.copy()
         moved[:, j] = new
-        follows += int(np.sum(ac.lm_forward(params, moved, config).logits[:, i].argmax(-1) == new))
+        follows += int(np.sum(al.lm_forward(params, moved, config).logits[:, i].argmax(-1) == new))
         others = np.array([k for k in range(L) if k != j])
         k = others[rng.integers(0, L - 1, size=batch)]  # one other input digit per sequence
         moved = tokens.copy()
         moved[np.arange(batch), k] = (tokens[np.arange(batch), k] + rng.integers(1, 8, size=batch)) % 8
-        changes += int(np.sum(ac.lm_forward(params, moved, config).logits[:, i].argmax(-1)
+        changes += int(np.sum(al.lm_forward(params, moved, config).logits[:, i].argmax(-1)
                               != base[:, i]))
     pairs = batch * L
     return {"follows": follows / pairs, "changes": changes / pairs, "pairs": pairs}

@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 import attention_core as ac
+import attention_learning as al
 from course.checks import (
     CORRECT,
     MISTAKE,
@@ -287,7 +288,7 @@ def head_ablation(params: dict, tokens, targets, config, answer_rows, right_keys
     counted = targets != ignore
 
     def accuracy(p):
-        steps = ac.lm_forward(p, tokens, config)
+        steps = al.lm_forward(p, tokens, config)
         return float(np.mean(steps.logits.argmax(axis=-1)[counted] == targets[counted])), steps
 
     full, steps = accuracy(params)

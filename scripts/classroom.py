@@ -501,7 +501,7 @@ CONCEPTUAL_MISTAKES = (
      "Adam divides each step by the running root mean square of the gradient, so a small but "
      "consistent gradient still moves a parameter by about the learning rate per step. Its "
      "steps do shrink when the gradient changes sign from step to step, when it falls to the size "
-     "of eps (1e-8 in ac.adam_step) or below, and for a while after a sudden collapse, because "
+     "of eps (1e-8 in al.adam_step) or below, and for a while after a sudden collapse, because "
      "the denominator (beta2 = 0.999) remembers the earlier, larger gradients for about a "
      "thousand steps. Plain gradient descent is the one whose steps shrink with the gradient."),
     ("The KV cache saves memory.",

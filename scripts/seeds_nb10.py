@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import attention_core as ac  # noqa: E402
+import attention_learning as al  # noqa: E402
 
 L, DIGITS, IGNORE = 6, 8, -100
 SEP = DIGITS
@@ -43,15 +43,15 @@ def accuracy(logits, targets):
 
 def train(config, steps, lr=3e-3, batch_size=32, seed=0):
     """The notebook's train() without its log of norms and entropies: (params, batch accuracies)."""
-    params = ac.init_lm(config, np.random.default_rng(seed))
-    state, data = ac.adam_init(params), np.random.default_rng(seed + 1)
+    params = al.init_lm(config, np.random.default_rng(seed))
+    state, data = al.adam_init(params), np.random.default_rng(seed + 1)
     accs = []
     for _step in range(steps + 1):
         tokens, targets = make_batch(data, batch_size)
-        s = ac.lm_forward(params, tokens, config)
-        _loss, dlogits = ac.softmax_cross_entropy(s.logits, targets)
-        grads, _dS = ac.lm_backward(params, s, dlogits, config)
-        params, state = ac.adam_step(params, grads, state, lr)
+        s = al.lm_forward(params, tokens, config)
+        _loss, dlogits = al.softmax_cross_entropy(s.logits, targets)
+        grads, _dS = al.lm_backward(params, s, dlogits, config)
+        params, state = al.adam_step(params, grads, state, lr)
         accs.append(accuracy(s.logits, targets))
     return params, np.array(accs)
 
@@ -75,12 +75,12 @@ def main(argv=None):
     print(" d_k  1/sqrt(d_k)  all rows learned  Wilson 95 %    median step to 95 % (batch)")
     for d_k in (8, 64, 512):
         for scaled in (True, False):
-            config = ac.LMConfig(vocab_size=DIGITS + 1, n_ctx=2 * L, d_model=32, num_heads=1,
+            config = al.LMConfig(vocab_size=DIGITS + 1, n_ctx=2 * L, d_model=32, num_heads=1,
                                  d_ff=64, d_k=d_k, scale_scores=scaled)
             learned, first = 0, []
             for seed in range(args.seeds):
                 params, accs = train(config, args.steps, seed=seed)
-                test = ac.lm_forward(params, test_tokens, config)
+                test = al.lm_forward(params, test_tokens, config)
                 learned += accuracy(test.logits, test_targets) >= 0.95
                 if np.any(accs >= 0.95):
                     first.append(int(np.argmax(accs >= 0.95)))

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
+import attention_learning as al
 from course import checks, figures, i18n
 from course import nb10_learning_to_attend as nb10
 from course.live import interactive
@@ -202,7 +203,7 @@ DP = np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]])
 def _softmax_backward_variants():
     p = ac.softmax(X_SCORES)
     return {
-        None: ac.softmax_backward(p, DP),
+        None: al.softmax_backward(p, DP),
         "softmax_backward_diagonal_only": p * DP,
         "softmax_backward_missing_p": DP - np.sum(p * DP, axis=-1, keepdims=True),
         "softmax_backward_wrong_axis": p * (DP - np.sum(p * DP, axis=0, keepdims=True)),
@@ -219,7 +220,7 @@ def test_check_softmax_backward_recognises_each_mistake(key):
 def _dQ_variants():
     rng = np.random.default_rng(5)
     Q, K, V, dO = (rng.normal(size=shape) for shape in ((3, 4), (3, 4), (3, 2), (3, 2)))
-    dQ, dK, _, dS = ac.attention_backward(Q, K, V, dO, return_dscores=True)
+    dQ, dK, _, dS = al.attention_backward(Q, K, V, dO, return_dscores=True)
     return (Q, K, V, dO), {
         None: dQ,
         "dQ_no_scale": dS @ K,
@@ -279,8 +280,8 @@ def test_check_adam_small_gradient(answer, status, key):
 
 
 def test_causal_test_counts_pairs_and_fractions():
-    config = ac.LMConfig(vocab_size=9, n_ctx=12, d_model=8, num_heads=1, d_ff=16)
-    params = ac.init_lm(config, np.random.default_rng(0))
+    config = al.LMConfig(vocab_size=9, n_ctx=12, d_model=8, num_heads=1, d_ff=16)
+    params = al.init_lm(config, np.random.default_rng(0))
     tokens = np.random.default_rng(1).integers(0, 8, size=(20, 12))
     tokens[:, L] = 8
     out = nb10.causal_test(params, config, tokens, L, np.random.default_rng(2))

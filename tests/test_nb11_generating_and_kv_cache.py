@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import attention_core as ac
+import attention_learning as al
 from course import checks, figures, i18n
 from course import nb11_generating_and_kv_cache as nb11
 from course.live import interactive
@@ -233,17 +234,17 @@ def test_conceptual_questions(check, key):
 
 
 def test_head_ablation_zeroes_each_heads_rows_of_W_O():
-    config = ac.LMConfig(vocab_size=5, n_ctx=6, d_model=8, num_heads=2, d_ff=8)
-    params = ac.init_lm(config, np.random.default_rng(0))
+    config = al.LMConfig(vocab_size=5, n_ctx=6, d_model=8, num_heads=2, d_ff=8)
+    params = al.init_lm(config, np.random.default_rng(0))
     tokens = np.random.default_rng(1).integers(0, 5, size=(10, 6))
     targets = np.roll(tokens, -1, axis=1)
     rows, keys = np.arange(3, 6), np.array([2, 1, 0])
     out = nb11.head_ablation(params, tokens, targets, config, rows, keys)
-    s = ac.lm_forward(params, tokens, config)
+    s = al.lm_forward(params, tokens, config)
     assert out["accuracy"] == pytest.approx(np.mean(s.logits.argmax(-1) == targets))
     W_O = params["W_O"].copy()
     W_O[:4] = 0
-    zeroed = ac.lm_forward({**params, "W_O": W_O}, tokens, config)
+    zeroed = al.lm_forward({**params, "W_O": W_O}, tokens, config)
     assert out["zeroed"][0] == pytest.approx(np.mean(zeroed.logits.argmax(-1) == targets))
     on = s.weights[:, :, rows].argmax(-1) == keys
     assert out["on_key"] == pytest.approx([on[:, 0].mean(), on[:, 1].mean()])
