@@ -7,6 +7,7 @@ Read top to bottom in the order of the course:
 3. masks: causal, sliding window, padding (notebooks 04, 14)
 4. multi-head and grouped-query attention (notebooks 05, 13)
 5. sinusoidal positional encoding       (notebook 06)
+   rotary positions (RoPE) and ALiBi    (notebook 12)
 6. feed-forward network, layer norm     (notebook 07)
 7. encoder and decoder layers           (notebook 08)
 8. cost counts and tiled attention      (notebook 09)
@@ -46,7 +47,8 @@ __all__ = [
     "scaled_dot_product_attention",
     "causal_mask", "sliding_window_mask", "padding_mask", "split_heads", "merge_heads",
     "grouped_query_attention", "multi_head_attention",
-    "sinusoidal_positional_encoding", "positional_shift_matrix", "relu", "feed_forward",
+    "sinusoidal_positional_encoding", "positional_shift_matrix",
+    "rope", "alibi_slopes", "alibi_bias", "relu", "feed_forward",
     "layer_norm", "AttentionParams", "FFNParams", "LayerNormParams", "EncoderLayerParams",
     "DecoderLayerParams", "init_attention_params", "init_ffn_params", "init_encoder_layer",
     "init_decoder_layer", "encoder_layer", "decoder_layer", "encode", "decode",
@@ -268,6 +270,68 @@ def positional_shift_matrix(k: float, d_model: int) -> np.ndarray:
     R[0::2, 1::2] = np.diag(-s)  # cos' gets -sin*sin(wk) ...
     R[1::2, 1::2] = np.diag(c)   # ... + cos*cos(wk)
     return R
+
+
+# --------------------------------------------------------------------------
+# 5b. Rotary positions (RoPE) and ALiBi (notebook 12)
+# --------------------------------------------------------------------------
+# Two relative position schemes that act inside attention instead of adding PE to x.
+# RoPE: Su et al., 2021, "RoFormer: Enhanced Transformer with Rotary Position Embedding"
+# (arXiv:2104.09864). ALiBi: Press, Smith and Lewis, 2022, "Train Short, Test Long:
+# Attention with Linear Biases Enables Input Length Extrapolation" (ICLR 2022).
+
+def rope(x, positions=None, *, base: float = 10000.0, interleaved: bool = False) -> np.ndarray:
+    """Rotary position embedding: rotate each pair of features of x by positions[i] * theta_j.
+
+        theta_j = base^(-2j/d),   j = 0 .. d/2 - 1
+        (a, b) -> (a cos(p theta_j) - b sin(p theta_j),  a sin(p theta_j) + b cos(p theta_j))
+
+    i.e. in complex form x~_j = (a + i b) e^{i p theta_j}. Applied to queries and keys,
+    q_m . k_n = Re[sum_j q_j conj(k_j) e^{i (m - n) theta_j}] depends on m - n only.
+
+    x: (..., n, d), d even. positions: integers, length n (default 0..n-1); a cached query
+    at position t takes positions=[t]. interleaved=False pairs feature j with j + d/2 (the
+    split-halves layout of GPT-NeoX and Hugging Face Llama's rotate_half); interleaved=True
+    pairs 2j with 2j + 1 (the RoFormer paper's layout). Returns an array of x's shape.
+    """
+    x, p, base = check.rope(x, positions, base)
+    d = x.shape[-1]
+    theta = base ** (-2.0 * np.arange(d // 2) / d)  # (d/2,)
+    angle = p[:, None] * theta[None, :]  # (n, 1) * (1, d/2) -> (n, d/2), broadcast over ...
+    first, second = (np.s_[0::2], np.s_[1::2]) if interleaved else (np.s_[:d // 2], np.s_[d // 2:])
+    a, b = x[..., first], x[..., second]  # (..., n, d/2): the two features of every pair
+    out = np.empty_like(x)  # (..., n, d)
+    out[..., first] = a * np.cos(angle) - b * np.sin(angle)
+    out[..., second] = a * np.sin(angle) + b * np.cos(angle)
+    return out
+
+
+def alibi_slopes(num_heads: int) -> np.ndarray:
+    """ALiBi's head slopes (Press et al., 2022). Shape (num_heads,).
+
+    For h a power of two: the geometric sequence s_r = 2^(-8 r / h), r = 1 .. h
+    (8 heads: 1/2, 1/4, ..., 1/256). Otherwise, the paper's rule: with p the largest power of
+    two below h, the p slopes for p heads, then the first h - p of every other slope
+    (the 1st, 3rd, ...) for 2p heads.
+    """
+    h = check.positive_int("num_heads", num_heads)
+    p = 1 << (h.bit_length() - 1)  # the largest power of two <= h
+    slopes = 2.0 ** (-8.0 * np.arange(1, p + 1) / p)  # (p,)
+    return slopes if p == h else np.concatenate([slopes, alibi_slopes(2 * p)[0::2][: h - p]])  # (h,)
+
+
+def alibi_bias(num_heads: int, n: int, m: int | None = None) -> np.ndarray:
+    """ALiBi's additive bias B[r, i, j] = -s_r * (m - n + i - j). Shape (num_heads, n, m).
+
+    The n queries are the last n of m positions (query i sits at position m - n + i; m
+    defaults to n), key j at position j, s_r = alibi_slopes(num_heads)[r]. Add it to the
+    scores together with causal_mask(n, m): entries with j > m - n + i (future keys) are
+    positive here and must be blocked by that mask.
+    """
+    h = check.positive_int("num_heads", num_heads)
+    n, m = check.query_key_sizes(n, m)
+    minus_distance = np.arange(m)[None, :] - (m - n + np.arange(n))[:, None]  # (n, m): j - (m - n + i)
+    return alibi_slopes(h)[:, None, None] * minus_distance[None, :, :]  # (h, 1, 1) * (1, n, m) -> (h, n, m)
 
 
 # --------------------------------------------------------------------------

@@ -266,3 +266,45 @@ def test_causal_mask_with_a_cache_is_torchs_lower_right_and_the_window_its_band(
     ones = torch.ones(n, m, dtype=torch.bool)
     band = ones.tril(m - n) & ~ones.tril(m - n - window)
     assert np.array_equal(np.isfinite(ac.sliding_window_mask(n, window, m)), band.numpy())
+
+
+def test_split_halves_layout_matches_hugging_face_llamas_rotate_half_in_torch():
+    """Transcribed from transformers' models/llama/modeling_llama.py (rotate_half,
+    apply_rotary_pos_emb, LlamaRotaryEmbedding's inv_freq and emb = cat(freqs, freqs))."""
+    def rotate_half(x):
+        x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+        return torch.cat((-x2, x1), dim=-1)
+
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=(2, 3, 11, 8))  # (batch, heads, n, head_dim)
+    position_ids = torch.arange(11, dtype=torch.float64)[None] + 5  # a cache offset of 5
+    base, dim = 10000.0, 8
+    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim))
+    freqs = position_ids[:, :, None] * inv_freq  # (1, n, dim/2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]  # unsqueeze_dim = 1
+    qt = torch.from_numpy(q)
+    ref = (qt * cos + rotate_half(qt) * sin).numpy()
+    np.testing.assert_allclose(ac.rope(q, np.arange(11) + 5), ref, atol=1e-12)
+
+
+def test_alibi_as_bloom_builds_it_in_torch_gives_the_same_weights():
+    """BLOOM (transformers' models/bloom) adds slope_r * j, the key's position, instead of
+    -slope_r * (i - j): the two differ by slope_r * i, the same in every entry of a row, so
+    softmax gives the same weights. Its slopes: base^k, k = 1..p, base = 2^(-2^-(log2 p - 3)),
+    then every other power of the base for 2p heads, as in the paper."""
+    import math
+    for h in (8, 6, 12):
+        p = 2 ** math.floor(math.log2(h))
+        slopes = torch.pow(torch.tensor(2 ** (-(2 ** -(math.log2(p) - 3))), dtype=torch.float64),
+                           torch.arange(1, p + 1))
+        if p != h:
+            extra = torch.tensor(2 ** (-(2 ** -(math.log2(2 * p) - 3))), dtype=torch.float64)
+            slopes = torch.cat([slopes, torch.pow(extra, torch.arange(1, 1 + 2 * (h - p), 2))])
+        assert np.allclose(ac.alibi_slopes(h), slopes.numpy(), rtol=1e-12)
+        n = 7
+        S = torch.from_numpy(np.random.default_rng(h).normal(size=(h, n, n)))
+        bloom = slopes[:, None, None] * torch.arange(n, dtype=torch.float64)[None, None, :]
+        causal = torch.from_numpy(ac.causal_mask(n))
+        ours = ac.softmax(S.numpy() + ac.alibi_bias(h, n) + ac.causal_mask(n))
+        assert np.allclose(ours, torch.softmax(S + bloom + causal, -1).numpy(), atol=1e-12)
