@@ -247,13 +247,13 @@ def test_figures_and_verdicts_in_japanese():
         assert not figures.layout_problems(fig), figures.layout_problems(fig)
         ax = fig.axes[0]
         assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
-            "クエリ 私 (i = 1)", "バリューの特徴 1", "バリューの特徴 2")
+            "クエリ「私」 (i = 1)", "バリューの特徴 1", "バリューの特徴 2")
         assert _JAPANESE.search(fig.get_suptitle())
         plt.close(fig)
         live = nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
         text = live.update(query=2, w_k22=-3.0)
         assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
-        assert text.startswith("クエリ 猫 (i=3)") and "\n寄与 a_ij v_j: " in text, text
+        assert text.startswith("クエリ「猫」 (i=3)") and "\n寄与 a_ij v_j: " in text, text
         assert (live.ax_w.get_xlabel(), live.ax_w.get_ylabel()) == ("キーのトークン $j$",
                                                                     "注意重み $a_{ij}$")
         verdicts = [nb02.check_weight_row(..., Q, K, i=1), nb02.check_weight_row([1 / 3] * 3, Q, K, i=1),
