@@ -270,6 +270,6 @@ def test_figures_live_figure_and_verdicts_in_japanese():
                     nb01.check_raw_scores(np.zeros((3, 3)), *_section_3_qkv())]
     messages = [v.message for v in verdicts]
     assert all(_japanese(m) and "{" not in m for m in messages), messages
-    assert messages[0].startswith("惜しい: ((8, 4), (8, 4), (8, 3)) は「重み行列の形状」"), messages[0]
+    assert messages[0].startswith("不正解: ((8, 4), (8, 4), (8, 3)) は「重み行列の形状」"), messages[0]
     assert "(ここでは 3 冊の本が最高スコアで並んでいます)" in messages[3], messages[3]
     assert "本ごとの重み" in messages[4] and "生のスコア S" in messages[5], messages

@@ -282,4 +282,4 @@ def test_figures_live_figure_choices_and_verdicts_in_japanese():
     messages = [v.message for v in verdicts]
     assert all(_japanese(m) and "{" not in m for m in messages), messages
     assert messages[0] == "正解です: d_k = 64 のときの Var[q.k] = 64 (誤差 1e-4 以内)。"
-    assert messages[5].startswith("惜しい: それは「ベクトルの長さを正規化しているだけ」という誤解です。")
+    assert messages[5].startswith("不正解: それは「ベクトルの長さを正規化しているだけ」という誤解です。")

@@ -167,7 +167,7 @@ def test_figures_live_text_and_verdicts_in_the_japanese_edition(weights):
 
         v = nb08.check_cross_weights_shape((5, 4), 4, 5)
         assert v.mistake == "cross_weights_transposed"
-        assert v.message.startswith("惜しい: (5, 4) は「転置した形状」です。"), v.message
+        assert v.message.startswith("不正解: (5, 4) は「転置した形状」です。"), v.message
         v = nb08.check_cross_weights_shape((2, 4, 5), 4, 5, h=2)
         assert v.ok and v.message.startswith("正解です: (2, 4, 5) = (h, n, m)。"), v.message
         assert "K と V を与える配列" in nb08.check_cross_kv_source(..., np.zeros((5, 8))).message
@@ -175,7 +175,7 @@ def test_figures_live_text_and_verdicts_in_the_japanese_edition(weights):
                   nb08.check_cross_weights_shape((1, 4, 5), 4, 5),
                   nb08.check_cross_kv_source(np.ones(3), np.zeros((5, 8))),
                   nb08.check_layer_norm(..., X_LN)):
-            assert v.message.startswith(("惜しい: ", "まだ答えていません: ")), v.message
+            assert v.message.startswith(("不正解: ", "まだ答えていません: ")), v.message
             assert not _english_words(v.message.replace("attention_core", "")), v.message
     assert nb08.check_cross_weights_shape((5, 4), 4, 5).message.startswith("Not quite: (5, 4) is")
 

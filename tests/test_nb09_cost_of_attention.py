@@ -165,7 +165,7 @@ def test_figures_live_text_and_verdicts_in_the_japanese_edition():
         assert v.ok and v.message == "正解です: h = 12 から h = 24 にしたときの積和演算の回数の倍率 = 1。"
         v = nb09.check_score_entries(2000 * 2000, n=2000, h=12, d_k=64)
         assert v.mistake == "cost_forgot_heads"
-        assert v.message.startswith("惜しい: 4,000,000 は「"), v.message
+        assert v.message.startswith("不正解: 4,000,000 は「"), v.message
         v = nb09.check_score_entries(12 * 2000 * 64, n=2000, h=12, d_k=64)  # {per_head} filled in
         assert v.mistake == "cost_size_of_Q" and "(ヘッドごと)" in v.message, v.message
         assert "正解です: スコアの成分数 = 48,000,000。" == nb09.check_score_entries(

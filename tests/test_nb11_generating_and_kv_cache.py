@@ -132,7 +132,7 @@ def test_figures_and_checks_in_the_japanese_edition(steps_and_costs):
     assert summary[2] == "ヘッド 0 の重み: " + " ".join(f"{x:.2f}" for x in weights[3][0])
     assert summary[-1] == "このステップの積和演算: キャッシュありで 1,000 回、接頭辞を計算し直すと 10,000 回"
     assert transposed.mistake == "cache_transposed"
-    assert transposed.message.startswith("惜しい: (2, 16, 10) は「転置したキャッシュ」です。")
+    assert transposed.message.startswith("不正解: (2, 16, 10) は「転置したキャッシュ」です。")
     assert correct.ok and correct.message.startswith("正解です: (2, 10, 16) = (h, t, d_k)。")
     assert count.message.startswith("まだ答えていません") and "T = 100" in count.message
     english = nb11.check_cache_shape((2, 16, 10), h=2, t=10, d_k=16, d_model=32).message

@@ -270,7 +270,7 @@ def test_verdicts_hints_and_solutions_follow_the_language(capsys):
         ja_verdict, ja_help = verdict(), help_shown()
     en_verdict, en_help = verdict(), help_shown()
 
-    assert ja_verdict == ("惜しい: これは典型的な間違い「各ヘッドを sqrt(h*d_k) でスケーリングすること」"
+    assert ja_verdict == ("不正解: これは典型的な間違い「各ヘッドを sqrt(h*d_k) でスケーリングすること」"
                           "です。各ヘッドが比べるのは幅 d_k = 4 のクエリとキーなので、各ヘッドはスコアを "
                           "sqrt(h*d_k) = sqrt(16) ではなく、sqrt(d_k) = sqrt(4) で割ります。")
     assert en_verdict == ('Not quite: this is the classic mistake "scaling every head by '
