@@ -187,7 +187,9 @@ def softmax_input(x, axis) -> np.ndarray:
     return x
 
 
-def _qk(Q, K):
+def attention(Q, K, V, mask):
+    """Checked Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v) or None, and the additive mask
+    (None, or broadcastable to the scores (..., n, m) without enlarging them)."""
     Q = as_array("Q", Q, min_ndim=2)
     K = as_array("K", K, min_ndim=2)
     if Q.shape[-1] != K.shape[-1]:
@@ -199,13 +201,6 @@ def _qk(Q, K):
     if K.shape[-2] == 0:
         raise ValueError(f"K has m = 0 key positions (shape {K.shape}); every query needs "
                          "at least one key (softmax over no keys is undefined)")
-    return Q, K
-
-
-def attention(Q, K, V, mask):
-    """Checked Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v) or None, and the additive mask
-    (None, or broadcastable to the scores (..., n, m) without enlarging them)."""
-    Q, K = _qk(Q, K)
     if V is None:
         batch = _batch(Q, K, names=f"Q {Q.shape} and K {K.shape}")
     else:

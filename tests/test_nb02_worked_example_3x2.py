@@ -247,7 +247,7 @@ def test_figures_and_verdicts_in_japanese():
         assert not figures.layout_problems(fig), figures.layout_problems(fig)
         ax = fig.axes[0]
         assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
-            "クエリ「私」 (i = 1)", "バリューの特徴 1", "バリューの特徴 2")
+            "クエリ「私」 (i = 1)", "バリューの特徴量 1", "バリューの特徴量 2")
         assert _JAPANESE.search(fig.get_suptitle())
         plt.close(fig)
         live = nb02.LiveWorkedExample(Z, W_Q, W_K, W_V, TOKENS)
