@@ -52,6 +52,7 @@ RUN_ALL_MS = 600_000
 # a page whose rendering the browser throttles (busy machine, a background window) would
 # otherwise re-check its condition rarely or never. Latencies are still measured per frame.
 POLL_MS = 100
+CELLS_ATTACHED_MS = 30_000  # wait_all_cells_attached
 WIDGETS_MS = 120_000
 CONTROL_MS = 90_000
 
@@ -691,6 +692,7 @@ class NotebookRun:
 
     def cell_problems(self) -> list[str]:
         """Tracebacks outside raises-exception cells, missing expected errors, widget failures."""
+        self.wait_all_cells_attached()
         cells = self.page.evaluate(CELL_REPORT_JS, [STDERR_OUTPUT, LIVE_BOX])
         problems = []
         if len(cells) != len(self.expect):
@@ -715,6 +717,24 @@ class NotebookRun:
             problems.append(f"{self.live_expected()} cells call interactive(), but only {shown} "
                             "live figures rendered")
         return problems
+
+    def wait_all_cells_attached(self) -> None:
+        """JupyterLab 4 attaches the cells outside the viewport when the browser is idle (its
+        windowing modes 'defer' and 'contentVisibility', the default): on a busy machine the
+        last few can still be missing from the page after Run All. Wait for them, scrolling the
+        notebook to its end as a reader would; a cell that never appears is reported by
+        cell_problems as a count that differs from the notebook file's."""
+        js = """([n]) => {
+          const cells = document.querySelectorAll('.jp-Notebook .jp-Cell');
+          if (cells.length >= n) return true;
+          cells[cells.length - 1]?.scrollIntoView({block: 'end'});
+          return false; }"""
+        try:
+            self.page.wait_for_function(js, arg=[len(self.expect)], timeout=CELLS_ATTACHED_MS,
+                                        polling=POLL_MS)
+        except Exception as exc:  # reported as the count, by cell_problems
+            if "Timeout" not in type(exc).__name__:
+                raise
 
     def live_expected(self) -> int:
         return sum(1 for e in self.expect if e.live and not e.raises)
