@@ -642,4 +642,79 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         N_("off by one in the sum"),
         N_("the steps run over t = 1, ..., T (the first token sees one key, the last sees T): "
            "check the first and the last term of your sum.")),
+    # --- 12 Positions by rotation (RoPE) and by distance (ALiBi) ---
+    "rope_wrong_layout": Mistake(
+        "12",
+        N_("the other RoPE layout"),
+        N_("ac.rope pairs feature j with feature j + d/2 (split halves, as GPT-NeoX and Hugging "
+           "Face's Llama do); interleaved=True pairs 2j with 2j + 1. The same numbers in the other "
+           "layout rotate other pairs at other speeds: only position 0, which is not rotated, "
+           "comes out the same.")),
+    "rope_rotate_v": Mistake(
+        "12",
+        N_("rotating the values too"),
+        N_("RoPE rotates the queries and the keys, so that their dot products see the offset; the "
+           "values are what the weights average, and stay as X W_V.")),
+    "rope_after_attention": Mistake(
+        "12",
+        N_("rotating after attention instead of before the scores"),
+        N_("the rotation must act on q and k BEFORE their dot products: rotating the output (or "
+           "anything after the scores) leaves the weights blind to position.")),
+    "rope_theta_d": Mistake(
+        "12",
+        N_("theta computed with d where d/2 belongs"),
+        N_("theta_j = base^(-2j/d) = base^(-j/(d/2)) for the d/2 pairs j = 0..d/2 - 1; base^(-j/d) "
+           "makes every pair turn too fast, the slowest only about base^(1/2) times slower "
+           "than the fastest.")),
+    "rope_missing": Mistake(
+        "12",
+        N_("no rotation at all"),
+        N_("that is plain causal attention: rotate Q and K with ac.rope before the scores.")),
+    "rope_query_only": Mistake(
+        "12",
+        N_("rotating only the queries"),
+        N_("the score depends on m - n only when BOTH sides are rotated, the query by m and the key "
+           "by n; with the keys unrotated it depends on the query's absolute position.")),
+    "rope_cache_offset": Mistake(
+        "12",
+        N_("forgetting the cache offset"),
+        N_("the new token is at position {t}, not 0: rotate its query and key with "
+           "positions=[{t}]. Rotated as position 0 on every step, its offsets to the cached keys "
+           "come out wrong by t.")),
+    "rope_cache_query_offset": Mistake(
+        "12",
+        N_("the new query rotated as position 0"),
+        N_("the query of the token at position {t} must be rotated by {t} too (positions=[{t}]), "
+           "like its key: the score sees the difference of the two positions.")),
+    "rope_cache_key_unrotated": Mistake(
+        "12",
+        N_("the new key cached unrotated"),
+        N_("every key in the cache is rotated once, at its own position, before it is stored: the "
+           "new token's key needs positions=[{t}] as well.")),
+    "alibi_geometric_any_h": Mistake(
+        "12",
+        N_("the geometric sequence for a head count that is not a power of two"),
+        N_("2^(-8(r+1)/h) is ALiBi's rule only when h is a power of two. For h = {heads}: the slopes "
+           "of the largest power of two p < h, then every other slope of 2p heads for the "
+           "remaining h - p heads.")),
+    "alibi_slopes_from_zero": Mistake(
+        "12",
+        N_("slopes starting at 2^0"),
+        N_("the first head's slope is 2^(-8/p), not 1: the exponent runs over r + 1 = 1..p.")),
+    "alibi_slopes_reversed": Mistake(
+        "12",
+        N_("the slopes in reverse order"),
+        N_("head 0 has the steepest slope and the slopes fall from there; the order matters once "
+           "a checkpoint's heads are trained with them.")),
+    "alibi_slope_sign": Mistake(
+        "12",
+        N_("a positive slope"),
+        N_("the bias is -s_r (i - j) with s_r > 0: a penalty that grows with the distance. With "
+           "the sign flipped, far keys are rewarded.")),
+    "rope_inverse_permutation": Mistake(
+        "12",
+        N_("the inverse column order"),
+        N_("W_Q[:, perm] puts old column perm[c] at new column c. Split halves read pair j from "
+           "columns j and j + d/2, so those must receive the interleaved columns 2j and 2j + 1; "
+           "your order sends them the other way.")),
 })

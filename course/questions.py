@@ -383,4 +383,50 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "token (0.5 MiB per token for Llama 2 7B in float16, 2 GiB at its 4,096-token "
            "context). In exchange each step computes one row instead of t: the cache spends "
            "memory to save time.")),
+    # --- 12 Positions by rotation (RoPE) and by distance (ALiBi) ---
+    "12.rope_attention": Question(
+        N_("Project first (Q = X W_Q, K = X W_K, V = X W_V), then rotate Q and K, each row at its "
+           "own position (ac.rope's default positions are 0..n-1), then run causal attention as in "
+           "notebook 04. Which of the three is not rotated?"),
+        "ac.scaled_dot_product_attention(\n"
+        "    ac.rope(X @ W_Q), ac.rope(X @ W_K), X @ W_V, ac.causal_mask(5)\n"
+        ")[0]",
+        N_("RoPE goes after the projections and before the scores: rope(Q) rope(K)^T / sqrt(d_k) "
+           "+ M, with rows 0..4 rotated by their positions. V = X W_V is not rotated: the weights "
+           "decide where to read, the values are what is read. [0] is the output (n, d_v) = "
+           "(5, 4); [1] would be the weights.")),
+    "12.rope_cached_query": Question(
+        N_("The new token is the fifth position. Rotate its query and its key at THAT position "
+           "(positions=[...]), append the rotated key and the value to the cache, and attend with "
+           "the one rotated query. Does it need a mask?"),
+        "ac.scaled_dot_product_attention(\n"
+        "    ac.rope(q, positions=[4]),\n"
+        "    np.concatenate([K_cache, ac.rope(k, positions=[4])]),\n"
+        "    np.concatenate([V_cache, v]),\n"
+        ")[0]",
+        N_("The cached keys were rotated at positions 0-3 when they entered the cache; the new key "
+           "and query are rotated at t = 4, so every score sees the offset 4 - n. The new query "
+           "is the last position and may see every key: no mask. Without positions=[4], ac.rope "
+           "rotates the one row as position 0, the classic cache-offset slip.")),
+    "12.alibi_slopes": Question(
+        N_("12 is not a power of two. Take the slopes of the largest power of two below it, "
+           "p = 8; the other 12 - 8 heads take every other slope of 2p = 16 heads, starting "
+           "with the first."),
+        "np.concatenate([2.0 ** (-8 * np.arange(1, 9) / 8),\n"
+        "                2.0 ** (-8 * np.arange(1, 17) / 16)[0::2][:4]])",
+        N_("For p = 8 the slopes are 2^(-1), 2^(-2), ..., 2^(-8). For 16 heads they would be "
+           "2^(-0.5), 2^(-1), ..., 2^(-8); every other one from the first is 2^(-0.5), 2^(-1.5), "
+           "2^(-2.5), 2^(-3.5) for the last 4 heads: 0.7071, 0.3536, 0.1768, 0.0884 after "
+           "0.5, 0.25, ..., 0.0039. The geometric sequence 2^(-8(r+1)/12) is not ALiBi's rule "
+           "for 12 heads.")),
+    "12.layout_permutation": Question(
+        N_("In your code (split halves) pair j is read from columns j and j + 4; in the checkpoint "
+           "pair j is columns 2j and 2j + 1. W_Q[:, perm] puts old column perm[c] at new column "
+           "c: which old column must land at new column 1? At new column 4?"),
+        "np.concatenate([np.arange(0, 8, 2), np.arange(1, 8, 2)])",
+        N_("New columns 0..3 are the first features of pairs 0..3, which the checkpoint keeps in "
+           "columns 0, 2, 4, 6; new columns 4..7 are the second features, old columns 1, 3, 5, 7: "
+           "perm = [0, 2, 4, 6, 1, 3, 5, 7]. q and k are permuted alike, so every dot product, "
+           "and every score, is unchanged. Hugging Face's Llama conversion script does this to "
+           "the rows of q_proj and k_proj (torch stores W transposed).")),
 })

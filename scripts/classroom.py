@@ -173,7 +173,7 @@ EXAMPLE = {  # fills the {placeholders} of checks.MISTAKES with one typical case
     "tie": " (here three books tie for the best score)", "count": 3, "i": 1, "dim": 3,
     "parity": "odd", "two_i": 2, "i_up": 2, "two_i_up": 4, "d_model": 512, "d_k": 64, "h": 8,
     "width": 512, "scale": "sqrt(d_model) = sqrt(h*d_k)", "one_head": "(4, 5)",
-    "per_head": " per head", "factor": 2, "square": 4, "cube": 8, "h_from": 12, "h_to": 24,
+    "per_head": " per head", "factor": 2, "square": 4, "cube": 8, "h_from": 12, "h_to": 24, "t": 4, "heads": 12,
 }
 
 

@@ -30,6 +30,7 @@ from course import nb08_transformer_block as nb08
 from course import nb09_cost_of_attention as nb09
 from course import nb10_learning_to_attend as nb10
 from course import nb11_generating_and_kv_cache as nb11
+from course import nb12_rope_and_alibi as nb12
 
 rng = np.random.default_rng(21)
 _n = rng.normal
@@ -64,6 +65,18 @@ def _ffn_params():
 
 
 t100 = np.arange(1, 101)
+
+_r12 = np.random.default_rng(12)  # notebook 12's check cells
+X12, WQ12, WK12, WV12 = _r12.normal(size=(5, 8)), _r12.normal(size=(8, 4)), _r12.normal(size=(8, 4)), _r12.normal(size=(8, 4))
+_r13 = np.random.default_rng(13)
+Kc12, Vc12 = ac.rope(_r13.normal(size=(4, 4))), _r13.normal(size=(4, 4))
+q12, k12, v12 = _r13.normal(size=(1, 4)), _r13.normal(size=(1, 4)), _r13.normal(size=(1, 4))
+
+
+def _rope_cached_output():
+    K = np.concatenate([Kc12, ac.rope(k12, positions=[4])])
+    return ac.scaled_dot_product_attention(ac.rope(q12, positions=[4]), K, np.concatenate([Vc12, v12]))[0]
+
 
 # key: (check(answer) -> Verdict, expected answer, extra wrong answers, givens the message may
 #       quote (the question's own parameters), phrases that give the answer away)
@@ -155,6 +168,17 @@ CASES = {
     "11.total_score_entries": (lambda a: nb11.check_total_score_entries(a, T=100, cached=False),
                                int(np.sum(t100 ** 2)), [int(np.sum(t100)), 100 * 100], ["T = 100"],
                                []),
+    "12.rope_attention": (lambda a: nb12.check_rope_attention(a, X12, WQ12, WK12, WV12),
+                          ac.scaled_dot_product_attention(ac.rope(X12 @ WQ12), ac.rope(X12 @ WK12),
+                                                          X12 @ WV12, ac.causal_mask(5))[0], [], [], []),
+    "12.rope_cached_query": (lambda a: nb12.check_rope_cached_query(a, q12, k12, v12, Kc12, Vc12, t=4),
+                             _rope_cached_output(), [], ["positions=[4]", "position 4"], []),
+    "12.alibi_slopes": (lambda a: nb12.check_alibi_slopes(a, num_heads=12), ac.alibi_slopes(12),
+                        [ac.alibi_slopes(16)[:12], ac.alibi_slopes(8)], ["h = 12"], []),
+    "12.layout_permutation": (lambda a: nb12.check_layout_permutation(a, d=8),
+                              np.array([0, 2, 4, 6, 1, 3, 5, 7]),
+                              [np.arange(8), [0, 1, 2, 3, 4, 5, 6, 7], [1, 3, 5, 7, 0, 2, 4, 6],
+                               [0, 2, 4, 6, 1, 3, 5, 5]], [], ["0, 2, 4, 6", "[0 2 4 6"]),
 }
 
 
@@ -170,7 +194,7 @@ if CASES["10.attention_dQ"][1] is None:
     c = CASES["10.attention_dQ"]
     CASES["10.attention_dQ"] = (c[0], _dq_expected(), *c[2:])
 
-COMPANIONS = (checks, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11)
+COMPANIONS = (checks, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11, nb12)
 
 
 def test_every_question_has_a_case():

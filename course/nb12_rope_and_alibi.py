@@ -1,0 +1,434 @@
+"""Notebook 12, Positions by rotation (RoPE) and by distance (ALiBi): figures, live figure, checks.
+
+The lesson itself (the rotation, the relative-position identity, the two layouts, the cached
+query, ALiBi's bias, the experiment past the training length) is in
+notebooks/12_rope_and_alibi.ipynb; this module holds what a learner may skip: drawing, widget
+wiring, the checks' diagnoses, and the small position-aware language model the experiment
+trains (notebook 10's model with its positional table replaced by one of three schemes). Its
+tests are in tests/test_nb12_rope_and_alibi.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.patches import Circle
+
+import attention_core as ac
+import attention_learning as al
+from course.checks import CORRECT, WRONG, Verdict, as_float, check_value, is_unanswered
+from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course import figures
+from course.figures import SMALL, fixed_subplots
+from course.i18n import _
+from course.live import LiveFigure
+
+# One colour and one line style per scheme, so that the lines differ without colour too
+SCHEME_STYLES = {"sinusoidal": ("tab:orange", "--", "o"), "rope": ("tab:blue", "-", "s"),
+                 "alibi": ("tab:green", ":", "^")}
+
+# --- figures and live figure ----------------------------------------------------
+
+
+def plot_pair_angles(d: int = 64, base: float = 10000.0, n: int = 200):
+    """Left: the angle p * theta_j (mod 2 pi) of every pair j at positions p = 0..n-1; right: the
+    wavelength 2 pi / theta_j of every pair, in positions (log scale)."""
+    theta = base ** (-2.0 * np.arange(d // 2) / d)  # (d/2,)
+    angles = np.mod(np.arange(n)[:, None] * theta[None, :], 2 * np.pi)  # (n, d/2)
+    title = _("RoPE's d/2 = {half} rotation speeds (d = {d}, base = {base:g})").format(
+        half=d // 2, d=d, base=base)
+    fig, (ax_a, ax_w) = fixed_subplots(1, 2, widths=[4.4, 3.6], heights=3.0, left=0.95, right=0.25,
+                                       bottom=0.75, top=0.75, wgap=2.1,
+                                       min_width=figures.text_width(title) + 0.3)
+    im = ax_a.imshow(angles.T, aspect="auto", origin="lower", cmap="twilight", vmin=0, vmax=2 * np.pi,
+                     interpolation="nearest", extent=(-0.5, n - 0.5, -0.5, d // 2 - 0.5))
+    ax_a.set_xlabel(_("position p"))
+    ax_a.set_ylabel(_("pair j"))
+    ax_a.set_title(_(r"angle $p\,\theta_j$, mod $2\pi$"), fontsize="medium")
+    wavelength = 2 * np.pi / theta  # (d/2,) positions per full turn
+    ax_w.semilogy(np.arange(d // 2), wavelength, "o-", ms=3)
+    ax_w.axhline(n, color="grey", lw=1, ls="--")
+    ax_w.text(d // 2 - 1, n * 1.3, _("{n} positions").format(n=n), ha="right", va="bottom",
+              fontsize=SMALL, color="dimgrey")
+    ax_w.set_xlabel(_("pair j"))
+    ax_w.set_ylabel(_(r"positions per turn, $2\pi/\theta_j$"))
+    ax_w.set_title(_("fast pairs turn often, slow ones hardly"), fontsize="medium")
+    cb = figures.colorbar(fig, im, ax_a, pad=0.15)
+    cb.set_ticks([0, np.pi, 2 * np.pi], labels=["0", r"$\pi$", r"$2\pi$"])
+    figures.suptitle(fig, title)
+    return fig
+
+
+class LiveRotation(LiveFigure):
+    """Sliders m (the query's position), the offset m - n and the base.
+
+    Left: three pairs of q and k (the fastest, a middle one, the slowest) as unit arrows, q's
+    pair rotated by m theta_j and k's by n theta_j; right: the score q~_m . k~_n against the offset, for the
+    chosen m (line) and for m = 0 (dots): the two coincide, the score depends on m - n only.
+    """
+
+    layout = None  # fixed_subplots in setup()
+    d = 16
+    max_offset = 64
+    seed = 12
+
+    def setup(self) -> None:
+        rng = np.random.default_rng(self.seed)
+        self.q, self.k = rng.normal(size=(1, self.d)), rng.normal(size=(1, self.d))  # (1, d) each
+        self.pairs = (0, self.d // 4, self.d // 2 - 1)
+        fig, axes = fixed_subplots(1, 3, widths=1.8, heights=1.8, left=0.3, right=5.0, bottom=0.75,
+                                   top=0.8, wgap=0.25, fig=self.fig)
+        width, height = fig.get_size_inches()
+        ax_s = fig.add_axes((7.2 / width, 0.75 / height, 3.8 / width, 1.8 / height))  # the score
+        self.arrows = []
+        radius = 1.0  # each pair drawn as its direction: the rotation changes only the angle
+        for ax, j in zip(axes, self.pairs):
+            ax.set_xlim(-1.05 * radius, 1.05 * radius)
+            ax.set_ylim(-1.05 * radius, 1.05 * radius)
+            ax.set_aspect("equal")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.add_patch(Circle((0, 0), radius, fill=False, color="lightgrey", lw=0.8))
+            ax.set_xlabel(_("pair j = {j}, direction").format(j=j))
+            (q_line,) = ax.plot([], [], color="tab:blue", lw=2.5, solid_capstyle="round", zorder=3)
+            (k_line,) = ax.plot([], [], color="tab:orange", lw=2.5, ls="--", zorder=3)
+            self.arrows.append((q_line, k_line))
+        fig.text(0.3 / width, 1 - 0.15 / height,
+                 _(r"pairs of $\tilde q$ (blue, solid) and $\tilde k$ (orange, dashed)"),
+                 ha="left", va="top", fontsize="medium")
+        offsets = np.arange(self.max_offset + 1)
+        ax_s.axhline(0, color="grey", lw=0.8)
+        (self.score_line,) = ax_s.plot(offsets, np.zeros(len(offsets)), color="tab:blue", lw=2,
+                                       label=_("query at m"))
+        (self.zero_dots,) = ax_s.plot(offsets, np.zeros(len(offsets)), "o", color="black", ms=2.5,
+                                      label=_("query at m = 0"))
+        (self.marker,) = ax_s.plot([0], [0], "D", color="tab:red", ms=7, zorder=4)
+        ax_s.set_xlim(-1, self.max_offset + 1)
+        half = self.d // 2
+        norms_q = np.hypot(self.q[0, :half], self.q[0, half:])  # (d/2,): |pair j| of q
+        norms_k = np.hypot(self.k[0, :half], self.k[0, half:])
+        limit = 1.05 * float(norms_q @ norms_k)  # |q~ . k~| <= sum_j |q pair j| |k pair j|
+        ax_s.set_ylim(-limit, limit)
+        ax_s.set_xlabel(_("offset m - n"))
+        ax_s.set_ylabel(r"$\tilde q_m \cdot \tilde k_n$")
+        # the legend on the figure's top line, outside the panel: no curve passes under it
+        fig.legend(handles=[self.score_line, self.zero_dots], loc="upper right", ncols=2,
+                   bbox_to_anchor=(1 - 0.2 / width, 1 - 0.05 / height), fontsize=SMALL, frameon=False)
+        self.score_title = ax_s.set_title(" ", fontsize="medium")
+        self.ax_s = ax_s
+        self.update(m=100, offset=64, base=10000)  # titles of their largest size for the one layout
+        self.blit([line for pair in self.arrows for line in pair]
+                  + [self.score_line, self.zero_dots, self.marker, self.score_title])
+
+    def update(self, m: int = 5, offset: int = 3, base: float = 10000.0) -> str:
+        if m < 0 or not 0 <= offset <= self.max_offset:
+            raise ValueError(f"m must be >= 0 and offset in 0..{self.max_offset}, got m = {m}, "
+                             f"offset = {offset}")
+        limited = offset > m  # no key before position 0: the slider's offset is capped at m
+        offset = min(offset, m)
+        n = m - offset
+        half = self.d // 2
+        q_r, k_r = ac.rope(self.q, [m], base=base), ac.rope(self.k, [n], base=base)  # (1, d) each
+        for (q_line, k_line), j in zip(self.arrows, self.pairs):
+            for line, x in ((q_line, q_r[0]), (k_line, k_r[0])):
+                a, b = x[j], x[j + half]  # pair j: features j and j + d/2 (split halves)
+                line.set_data([0, a / np.hypot(a, b)], [0, b / np.hypot(a, b)])
+        offsets = np.arange(self.max_offset + 1)
+        K_at = ac.rope(np.repeat(self.k, len(offsets), axis=0), m - offsets, base=base)  # (offsets, d)
+        K_zero = ac.rope(np.repeat(self.k, len(offsets), axis=0), -offsets, base=base)
+        scores = (K_at @ q_r.T)[:, 0]  # (offsets,): q~_m . k~_{m - offset}
+        from_zero = (K_zero @ self.q.T)[:, 0]  # the same offsets from a query at position 0
+        self.score_line.set_ydata(scores)
+        self.zero_dots.set_ydata(from_zero)
+        self.marker.set_data([offset], [scores[offset]])
+        self.score_title.set_text(_("m = {m}, n = {n}: score {score:+.3f}").format(
+            m=m, n=n, score=float(scores[offset])))
+        same = bool(np.allclose(scores, from_zero, rtol=0, atol=1e-9))
+        note = _(" (limited to m: there is no key before position 0)") if limited else ""
+        return _("m = {m}, n = m - offset = {n}{note}, base = {base:g}\n"
+                 "score q~_m . k~_n = {score:+.4f}; unrotated q . k = {plain:+.4f}\n"
+                 "the same curve from a query at position 0: {same}").format(
+            m=m, n=n, note=note, base=base, score=float(scores[offset]),
+            plain=float((self.q @ self.k.T)[0, 0]), same=same)
+
+
+def plot_rotation(ms=(5, 60), offset: int = 3, base: float = 10000.0):
+    """The live figure's picture for a few query positions m at one offset, as one static figure:
+    a row of the three pairs' directions per m, and the score against the offset for each m."""
+    rng = np.random.default_rng(LiveRotation.seed)  # the live figure's q and k
+    q, k = rng.normal(size=(1, LiveRotation.d)), rng.normal(size=(1, LiveRotation.d))
+    half, pairs = LiveRotation.d // 2, (0, LiveRotation.d // 4, LiveRotation.d // 2 - 1)
+    rows = len(ms)
+    fig, axes = fixed_subplots(rows, 3, widths=1.45, heights=1.45, left=0.9, right=5.4, bottom=0.7,
+                               top=0.45, wgap=0.2, hgap=0.45, squeeze=False)
+    width, height = fig.get_size_inches()
+    ax_s = fig.add_axes((7.0 / width, 0.7 / height, 3.8 / width, (height - 1.15) / height))
+    offsets = np.arange(LiveRotation.max_offset + 1)
+    styles = ("-", "--", ":")
+    for row, m in enumerate(ms):
+        n = m - offset
+        q_r, k_r = ac.rope(q, [m], base=base)[0], ac.rope(k, [n], base=base)[0]  # (d,) each
+        for ax, j in zip(axes[row], pairs):
+            ax.add_patch(Circle((0, 0), 1.0, fill=False, color="lightgrey", lw=0.8))
+            for x, color, ls in ((q_r, "tab:blue", "-"), (k_r, "tab:orange", "--")):
+                a, b = x[j], x[j + half]
+                ax.plot([0, a / np.hypot(a, b)], [0, b / np.hypot(a, b)], color=color, ls=ls, lw=2.2)
+            ax.set_xlim(-1.05, 1.05)
+            ax.set_ylim(-1.05, 1.05)
+            ax.set_aspect("equal")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if row == rows - 1:
+                ax.set_xlabel(_("pair j = {j}").format(j=j))
+        axes[row, 0].set_ylabel(f"m = {m}\nn = {n}")
+        K_at = ac.rope(np.repeat(k, len(offsets), axis=0), m - offsets, base=base)  # (offsets, d)
+        scores = K_at @ ac.rope(q, [m], base=base)[0]  # (offsets,)
+        ax_s.plot(offsets, scores, ls=styles[row % 3], lw=2 if row == 0 else 1.5,
+                  label=_("query at m = {m}").format(m=m))
+        ax_s.plot([offset], [scores[offset]], "D", color="tab:red", ms=6)
+    axes[0, 0].set_title(_(r"$\tilde q$ solid, $\tilde k$ dashed"), loc="left", fontsize=SMALL)
+    ax_s.axhline(0, color="grey", lw=0.8)
+    ax_s.set_xlabel(_("offset m - n"))
+    ax_s.set_ylabel(r"$\tilde q_m \cdot \tilde k_n$")
+    ax_s.set_title(_("the same curve for every m"), fontsize="medium")
+    ax_s.legend(loc="lower right", fontsize=SMALL)
+    return fig
+
+
+def plot_alibi(num_heads: int = 8, n: int = 12, heads=(0, 3, 7)):
+    """Left: ALiBi's slopes for num_heads heads; right: the weights a query at position n - 1
+    gives the n keys from the bias alone (equal scores otherwise), for a few heads."""
+    slopes = ac.alibi_slopes(num_heads)  # (h,)
+    bias = ac.alibi_bias(num_heads, n) + ac.causal_mask(n)  # (h, n, n)
+    weights = ac.softmax(bias[:, -1, :])  # (h, n): the last query's weights, scores all 0
+    title = _("ALiBi: a penalty -s_r × distance, one slope s_r per head ({h} heads)").format(h=num_heads)
+    fig, (ax_s, ax_w) = fixed_subplots(1, 2, widths=[3.4, 4.6], heights=2.8, left=0.95, right=0.25,
+                                       bottom=0.75, top=0.75, wgap=1.0,
+                                       min_width=figures.text_width(title) + 0.3)
+    ax_s.semilogy(np.arange(num_heads), slopes, "o-", color="tab:green")
+    ax_s.set_xlabel(_("head r"))
+    ax_s.set_ylabel(_("slope s_r"))
+    ax_s.set_title(_("slopes 2^(-8(r+1)/h)"), fontsize="medium")
+    styles = ("-", "--", ":", "-.")
+    for k, r in enumerate(heads):
+        ax_w.plot(np.arange(n), weights[r], marker="o", ms=3, ls=styles[k % len(styles)],
+                  label=_("head {r} (s = {s:.3g})").format(r=r, s=slopes[r]))
+    ax_w.set_xlabel(_("key position j (the query is at {i})").format(i=n - 1))
+    ax_w.set_ylabel(_("weight"))
+    ax_w.set_ylim(0, 1.05)
+    ax_w.set_title(_("weights from the bias alone"), fontsize="medium")
+    ax_w.legend(loc="upper left", fontsize=SMALL)
+    figures.suptitle(fig, title)
+    return fig
+
+
+def plot_extrapolation(accuracy: dict, n_train: int, k: int):
+    """Accuracy at every position of longer test sequences, one line per scheme.
+
+    accuracy : {scheme: (n,) accuracy at each position, NaN where nothing is predicted}.
+    """
+    title = _("Trained on length {n}, tested on longer sequences: 'repeat the token {k} back'").format(
+        n=n_train, k=k)
+    fig, ax = fixed_subplots(widths=7.0, heights=3.0, left=0.95, right=0.25, bottom=0.75, top=0.5,
+                             min_width=figures.text_width(title) + 0.3)
+    n = len(next(iter(accuracy.values())))
+    ax.axvspan(-0.5, n_train - 0.5, color="0.92", zorder=0)
+    ax.text(n_train / 2, 1.02, _("positions seen in training"), ha="center", va="bottom",
+            fontsize=SMALL, color="dimgrey")
+    for scheme, acc in accuracy.items():
+        color, ls, marker = SCHEME_STYLES[scheme]
+        ax.plot(np.arange(n), acc, color=color, ls=ls, marker=marker, ms=3, markevery=4, label=scheme)
+    ax.axhline(1 / 16, color="grey", lw=0.8, ls="--")
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(0, 1.12)
+    ax.set_xlabel(_("position i in the test sequence"))
+    ax.set_ylabel(_("accuracy at position i"))
+    ax.legend(loc="upper right", fontsize=SMALL, ncols=3)
+    figures.suptitle(fig, title)
+    return fig
+
+
+# --- the position-aware language model of the experiment ------------------------
+# Notebook 10's one-layer model (al.lm_forward) with its learned table P removed and positions
+# entering in one of three ways; its backward pass uses the learning module's pieces.
+
+SCHEMES = ("sinusoidal", "rope", "alibi")
+
+
+def init_params(vocab_size: int, d_model: int, d_ff: int, rng: np.random.Generator) -> dict:
+    """Parameters as al.init_lm draws them, without the learned positional table P."""
+    config = al.LMConfig(vocab_size=vocab_size, n_ctx=1, d_model=d_model, d_ff=d_ff)
+    params = al.init_lm(config, rng)
+    del params["P"]
+    return params
+
+
+def forward(p: dict, tokens: np.ndarray, scheme: str, h: int) -> dict:
+    """logits = LN_2(H + FFN(H)) W_U, H = LN_1(X + MHA(X)), positions entering as `scheme` says:
+    sinusoidal: X = E[tokens] + PE; rope: Q and K of every head rotated; alibi: a bias on the scores."""
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    n = tokens.shape[-1]
+    X = al.embedding(tokens, p["E"])  # (B, n, d_model)
+    if scheme == "sinusoidal":
+        X = X + ac.sinusoidal_positional_encoding(n, X.shape[-1])  # (B, n, d) + (n, d)
+    Q = ac.split_heads(X @ p["W_Q"], h)  # (B, n, d) @ (d, d) -> (B, h, n, d_k)
+    K = ac.split_heads(X @ p["W_K"], h)  # (B, h, n, d_k)
+    V = ac.split_heads(X @ p["W_V"], h)  # (B, h, n, d_v)
+    if scheme == "rope":
+        Q, K = ac.rope(Q), ac.rope(K)  # (B, h, n, d_k): pair j rotated by position * theta_j
+    M = ac.causal_mask(n) + (ac.alibi_bias(h, n) if scheme == "alibi" else 0.0)  # (n, n) or (h, n, n)
+    O, weights = ac.scaled_dot_product_attention(Q, K, V, M)  # (B, h, n, d_v), (B, h, n, n)
+    C = ac.merge_heads(O)  # (B, n, d)
+    attn = C @ p["W_O"]  # (B, n, d)
+    H = ac.layer_norm(X + attn, p["gamma_1"], p["beta_1"])
+    F = ac.feed_forward(H, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+    Y = ac.layer_norm(H + F, p["gamma_2"], p["beta_2"])
+    logits = Y @ p["W_U"]  # (B, n, d) @ (d, vocab) -> (B, n, vocab)
+    return dict(tokens=tokens, X=X, Q=Q, K=K, V=V, M=M, C=C, attn=attn, H=H, F=F, Y=Y,
+                weights=weights, logits=logits, scheme=scheme, h=h)
+
+
+def _outer(A: np.ndarray, dB: np.ndarray) -> np.ndarray:
+    """A^T dB summed over batch and rows: (..., d_in) x (..., d_out) -> (d_in, d_out)."""
+    return A.reshape(-1, A.shape[-1]).T @ dB.reshape(-1, dB.shape[-1])
+
+
+def backward(p: dict, s: dict, dlogits: np.ndarray) -> dict:
+    """Gradients of every parameter given dL/dlogits: the forward's steps in reverse.
+
+    RoPE's gradient is the rotation transposed, the rotation by minus the angle:
+    dQ = rope(dQ~, -positions). tests/test_nb12_rope_and_alibi.py checks it by finite differences.
+    """
+    h, n = s["h"], s["tokens"].shape[-1]
+    g = {"W_U": _outer(s["Y"], dlogits)}
+    dY = dlogits @ p["W_U"].T  # (B, n, vocab) @ (vocab, d) -> (B, n, d)
+    dZ2, g["gamma_2"], g["beta_2"] = al.layer_norm_backward(s["H"] + s["F"], p["gamma_2"], dY)
+    dH, g["W_1"], g["b_1"], g["W_2"], g["b_2"] = al.feed_forward_backward(
+        s["H"], p["W_1"], p["b_1"], p["W_2"], p["b_2"], dZ2)
+    dZ1, g["gamma_1"], g["beta_1"] = al.layer_norm_backward(s["X"] + s["attn"], p["gamma_1"], dH + dZ2)
+    g["W_O"] = _outer(s["C"], dZ1)
+    dO = ac.split_heads(dZ1 @ p["W_O"].T, h)  # (B, n, d) -> (B, h, n, d_v)
+    dQ, dK, dV = al.attention_backward(s["Q"], s["K"], s["V"], dO, s["M"])  # (B, h, n, d_k) each
+    if s["scheme"] == "rope":
+        back = -np.arange(n)  # R(p)^T = R(-p)
+        dQ, dK = ac.rope(dQ, back), ac.rope(dK, back)
+    dQ, dK, dV = ac.merge_heads(dQ), ac.merge_heads(dK), ac.merge_heads(dV)  # (B, n, d) each
+    g["W_Q"], g["W_K"], g["W_V"] = _outer(s["X"], dQ), _outer(s["X"], dK), _outer(s["X"], dV)
+    dX = dZ1 + dQ @ p["W_Q"].T + dK @ p["W_K"].T + dV @ p["W_V"].T  # residual + three uses of X
+    g["E"] = al.embedding_backward(s["tokens"], dX, p["E"].shape[0])
+    return {name: g[name] for name in p}
+
+
+def repeat_batch(rng: np.random.Generator, size: int, n: int, vocab_size: int, k: int):
+    """Random tokens and targets: target[i] = tokens[i - k], ignored (-100) for i < k."""
+    tokens = rng.integers(0, vocab_size, size=(size, n))  # (size, n)
+    targets = np.full((size, n), -100)
+    targets[:, k:] = tokens[:, :-k]
+    return tokens, targets
+
+
+def train(scheme: str, seed: int, *, vocab_size: int = 16, d_model: int = 32, d_ff: int = 64,
+          h: int = 2, k: int = 3, n_train: int = 16, steps: int = 200, batch_size: int = 16,
+          lr: float = 1e-2) -> dict:
+    """Adam on repeat_batch sequences of length n_train; returns the parameters."""
+    rng = np.random.default_rng(seed)
+    p = init_params(vocab_size, d_model, d_ff, rng)
+    state = al.adam_init(p)
+    for _step in range(steps):
+        tokens, targets = repeat_batch(rng, batch_size, n_train, vocab_size, k)
+        s = forward(p, tokens, scheme, h)
+        _loss, dlogits = al.softmax_cross_entropy(s["logits"], targets)
+        p, state = al.adam_step(p, backward(p, s, dlogits), state, lr=lr)
+    return p
+
+
+def accuracy_by_position(p: dict, tokens, targets, scheme: str, h: int, k: int) -> dict:
+    """Per position i: the accuracy, and the mean weight the heads give the key k back (NaN for i < k)."""
+    s = forward(p, tokens, scheme, h)
+    counted = targets != -100  # (B, n)
+    right = (s["logits"].argmax(-1) == targets) & counted
+    n = tokens.shape[-1]
+    with np.errstate(invalid="ignore"):
+        accuracy = np.where(counted.any(0), right.sum(0) / counted.sum(0), np.nan)  # (n,)
+    i = np.arange(k, n)
+    on_key = np.full(n, np.nan)
+    on_key[k:] = s["weights"][:, :, i, i - k].max(axis=1).mean(axis=0)  # the best head, per row
+    return {"accuracy": accuracy, "weight_k_back": on_key}
+
+
+# --- self-checks ----------------------------------------------------------------
+
+
+def _rope_attention(X, W_Q, W_K, W_V, *, rotate=("q", "k"), interleaved=False, theta_d=False,
+                    positions=None):
+    """One head's causal attention output with RoPE, or with one of the classic slips."""
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_k), (n, d_k), (n, d_v)
+    base = 10000.0 ** 0.5 if theta_d else 10000.0  # base^(-2j/d) with base^(1/2) is base^(-j/d)
+    rot = {name: (lambda Z: ac.rope(Z, positions, base=base, interleaved=interleaved)) for name in rotate}
+    Q, K = rot.get("q", lambda Z: Z)(Q), rot.get("k", lambda Z: Z)(K)
+    V = rot.get("v", lambda Z: Z)(V)
+    O, _w = ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(len(X)))
+    if "o" in rotate:
+        O = ac.rope(O, positions, base=base, interleaved=interleaved)
+    return O
+
+
+def check_rope_attention(answer, X, W_Q, W_K, W_V) -> Verdict:
+    """Check one head's causal attention output with RoPE (split halves, base 10000) on q and k."""
+    right = _rope_attention(X, W_Q, W_K, W_V)
+    mistakes = {
+        "rope_wrong_layout": _rope_attention(X, W_Q, W_K, W_V, interleaved=True),
+        "rope_rotate_v": _rope_attention(X, W_Q, W_K, W_V, rotate=("q", "k", "v")),
+        "rope_after_attention": _rope_attention(X, W_Q, W_K, W_V, rotate=("o",)),
+        "rope_theta_d": _rope_attention(X, W_Q, W_K, W_V, theta_d=True),
+        "rope_missing": _rope_attention(X, W_Q, W_K, W_V, rotate=()),
+        "rope_query_only": _rope_attention(X, W_Q, W_K, W_V, rotate=("q",)),
+    }
+    return check_value(answer, right, _("attention output with RoPE"), mistakes,
+                       hint=_("Rotate Q and K (not V) before the scores, with ac.rope's default layout."))
+
+
+def check_rope_cached_query(answer, q, k, v, K_cache, V_cache, t: int) -> Verdict:
+    """Check the output of a new token at position t: q and k rotated at t, attention over the
+    cache (rotated keys of positions 0..t-1) with its own key appended."""
+    def output(pos_q, pos_k, interleaved=False):
+        q_r = ac.rope(q, [pos_q], interleaved=interleaved)  # (1, d_k)
+        k_r = ac.rope(k, [pos_k], interleaved=interleaved)
+        K, V = np.concatenate([K_cache, k_r]), np.concatenate([V_cache, v])  # (t + 1, d_k), (t + 1, d_v)
+        return ac.scaled_dot_product_attention(q_r, K, V)[0]  # (1, d_v)
+
+    right = output(t, t)
+    mistakes = {"rope_cache_offset": output(0, 0), "rope_cache_query_offset": output(0, t),
+                "rope_wrong_layout": output(t, t, interleaved=True)}
+    plain = np.concatenate([K_cache, k])
+    mistakes["rope_cache_key_unrotated"] = ac.scaled_dot_product_attention(
+        ac.rope(q, [t]), plain, np.concatenate([V_cache, v]))[0]
+    return check_value(answer, right, _("output of the new token"), mistakes, context={"t": t})
+
+
+def check_alibi_slopes(answer, num_heads: int) -> Verdict:
+    """Check ALiBi's slopes for num_heads heads (the paper's rule when it is not a power of two)."""
+    right = ac.alibi_slopes(num_heads)
+    r = np.arange(1, num_heads + 1)
+    mistakes = {"alibi_geometric_any_h": 2.0 ** (-8.0 * r / num_heads),
+                "alibi_slopes_from_zero": 2.0 ** (-8.0 * (r - 1) / num_heads),
+                "alibi_slopes_reversed": right[::-1], "alibi_slope_sign": -right}
+    return check_value(answer, right, _("ALiBi slopes for {h} heads").format(h=num_heads), mistakes,
+                       context={"heads": num_heads})
+
+
+def check_layout_permutation(answer, d: int) -> Verdict:
+    """Check the column order that turns an interleaved-layout W_Q (or W_K) into a split-halves one."""
+    right = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # (d,)
+    if is_unanswered(answer):
+        return check_value(answer, right, _("column order"))
+    inverse = np.argsort(right)
+    a = as_float(answer)
+    if a is not None and a.shape == right.shape and set(a.tolist()) != set(range(d)):
+        return Verdict(WRONG, _("Not quite: a column order uses every index 0..{last} exactly "
+                                "once; yours does not.").format(last=d - 1))
+    if a is not None and a.shape == right.shape and np.array_equal(a, right):
+        return Verdict(CORRECT, _("Correct: with W_Q[:, perm] and W_K[:, perm] the split-halves "
+                                  "code gives the interleaved checkpoint's scores."))
+    return check_value(answer, right, _("column order"), {"rope_inverse_permutation": inverse},
+                       atol=0.5)
