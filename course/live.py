@@ -186,11 +186,11 @@ def interactive(live: LiveFigure, **controls):
 # What the notebooks' controls say, their descriptions and the labels of their options, marked
 # for translation here: a notebook's code cells are the same in every edition, so these texts are
 # translated where interactive() shows them. A control's value never changes with the language.
-# Symbols (d_k, n, h, pos, d_model, block_size, W_K[2,2]) are not texts and stay as they are;
+# Symbols (d_k, n, m, m - n, h, pos, d_model, block_size, W_K[2,2]) are not texts and stay as they are;
 # tests/test_live.py checks that every other label in the notebooks is listed here.
 CONTROL_TEXTS = (
     N_("reader"), N_("strength c"), N_("query"), N_("query i"), N_("mask"), N_("batch item"),
-    N_("input x"), N_("layer"), N_("head"), N_("position t"), N_("step"),
+    N_("input x"), N_("layer"), N_("head"), N_("position t"), N_("step"), N_("base"),
     N_("keep a cat"), N_("pets in general"), N_("the stars"), N_("cost of a cat"),  # 01's readers
     N_("none"), N_("causal"), N_("padding"), N_("both"),  # 04's masks (nb04.MASK_KINDS)
 )
