@@ -627,6 +627,19 @@ def lm(params, tokens_, config, kind: type) -> np.ndarray:
     return tokens_
 
 
+def lm_mask(mask, n: int) -> np.ndarray:
+    """lm_forward's mask: additive, (n, n) after broadcasting, and causal (-inf above the
+    diagonal), so that the model still predicts each token from the ones before it only."""
+    M = np.broadcast_to(as_mask(mask, (n, n)), (n, n))
+    seen_later = np.triu(M > -np.inf, k=1)  # (n, n): a key after its query that is not hidden
+    if seen_later.any():
+        i, j = (int(x) for x in np.argwhere(seen_later)[0])
+        raise ValueError(f"mask lets query {i} see the later key {j}: the language model's mask "
+                         "must be causal (-inf above the diagonal), or position i would read "
+                         "the token it predicts")
+    return M
+
+
 def steps(steps, kind: type):
     if not isinstance(steps, kind):
         raise ValueError(f"steps must be the {kind.__name__} that lm_forward returned, got "

@@ -581,7 +581,7 @@ def attention_cost(n: int, m: int | None = None, d_k: int = 64, d_v: int | None 
     }
 
 
-def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
+def tiled_attention(Q, K, V, block_size: int, mask=None, window: int | None = None) -> np.ndarray:
     """softmax(Q K^T / sqrt(d_k) + M) V, block by block with a running (online) softmax.
 
     Never holds more than a (block_size, block_size) tile of scores per batch entry.
@@ -589,9 +589,13 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
     l = sum exp(s - r) and the running numerator acc = sum exp(s - r) v; when a new
     tile raises the max to r', old sums are rescaled by exp(r - r'). Equal to
     scaled_dot_product_attention to float64 round-off. Returns (..., n, d_v).
+    window : also apply sliding_window_mask(n, window, m) (added to mask), tile by tile, and
+    compute only the key tiles inside the band: keys p0 - window + 1 .. p1 for the queries at
+    positions p0..p1 (notebook 14), about n * window scores instead of n * m.
     """
     Q, K, V, M = check.attention(Q, K, V, mask)
     b = check.positive_int("block_size", block_size)
+    w = None if window is None else check.positive_int("window", window)
     (n, d_k), (m, d_v) = Q.shape[-2:], V.shape[-2:]
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
     M = None if M is None else np.broadcast_to(M, (*batch, n, m))  # a view, no copy
@@ -600,17 +604,22 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
         q = Q[..., i:i + b, :] / np.sqrt(d_k)  # (..., b_q, d_k), scaled once
         run_max = np.full((*batch, q.shape[-2], 1), -np.inf)  # r, per row
         run_sum, acc = np.zeros_like(run_max), np.zeros((*batch, q.shape[-2], d_v))  # l; sum exp(s - r) v
+        p = np.arange(i, i + q.shape[-2])[:, None] + m - n  # (b_q, 1): the queries' positions
+        lo, hi = (0, m) if w is None else (max(0, int(p[0, 0]) - w + 1), int(p[-1, 0]) + 1)  # the band's keys
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is explained by the checks
-            for j in range(0, m, b):
-                s = q @ np.swapaxes(K[..., j:j + b, :], -1, -2)  # (..., b_q, d_k) @ (..., d_k, b_k) -> (..., b_q, b_k)
-                s = s if M is None else s + M[..., i:i + b, j:j + b]
+            for j in range(lo, hi, b):
+                k = min(j + b, hi)  # the tile's keys are j..k-1
+                s = q @ np.swapaxes(K[..., j:k, :], -1, -2)  # (..., b_q, d_k) @ (..., d_k, b_k) -> (..., b_q, b_k)
+                s = s if M is None else s + M[..., i:i + b, j:k]
+                back = p - np.arange(j, k)  # (b_q, b_k): how many positions each key lies back
+                s = s if w is None else s + np.where((back >= 0) & (back < w), 0.0, -np.inf)  # keys p - w + 1 .. p
                 new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))  # (..., b_q, 1)
                 check.tile_max(new_max, i, (*batch, n, m), Q, K, M)  # NaN or +inf: an overflow
                 safe_max = np.where(new_max == -np.inf, 0.0, new_max)  # rows still all -inf: shift by 0
                 rescale = np.exp(run_max - safe_max)  # (..., b_q, 1), exp(-inf) = 0 at the start
-                p = np.exp(s - safe_max)  # (..., b_q, b_k)
-                run_sum = run_sum * rescale + p.sum(axis=-1, keepdims=True)
-                acc = acc * rescale + p @ V[..., j:j + b, :]  # (..., b_q, b_k) @ (..., b_k, d_v) -> (..., b_q, d_v)
+                e = np.exp(s - safe_max)  # (..., b_q, b_k)
+                run_sum = run_sum * rescale + e.sum(axis=-1, keepdims=True)
+                acc = acc * rescale + e @ V[..., j:k, :]  # (..., b_q, b_k) @ (..., b_k, d_v) -> (..., b_q, d_v)
                 run_max = new_max
         check.tile_sums(run_sum, i, (*batch, n, m), Q, K, M)  # a row with no weight: say why
         out[..., i:i + b, :] = check.tile_output(acc / run_sum, V)  # (..., b_q, d_v)
