@@ -262,10 +262,13 @@ def check_cache_positions(answer, t: int, window: int, sinks: int) -> Verdict:
     if is_unanswered(answer):
         return unanswered(_("the positions in the cache, as a list"))
     try:
-        got = sorted(int(x) for x in answer)
+        numbers = [float(x) for x in answer]
     except (TypeError, ValueError):
+        numbers = None
+    if isinstance(answer, str) or numbers is None or not all(x.is_integer() for x in numbers):
         return Verdict(WRONG, _("Give the positions as a list of whole numbers, got "
                                 "{answer!r}.").format(answer=answer))
+    got = sorted(int(x) for x in numbers)
     recent = list(range(t - window + 1, t + 1))
     right = sorted(set(range(sinks)) | set(recent))
     if got == right:
