@@ -8,7 +8,6 @@ tests are in tests/test_nb14_sliding_window_attention.py.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.ticker import NullFormatter
