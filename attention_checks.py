@@ -472,12 +472,17 @@ def tile_max(run_max, i: int, shape, Q, K, M) -> None:
         _raise_overflow(_rows_of_block(bad, i, shape[-2]), shape, Q, K, ("Q", "K"), M is not None)
 
 
-def tile_sums(run_sum, i: int, shape, Q, K, M) -> None:
-    """The running sums (..., b_q, 1) of query block i after every key: 0 means no weight at all."""
+def tile_sums(run_sum, i: int, shape, Q, K, M, window=None) -> None:
+    """The running sums (..., b_q, 1) of query block i after every key: 0 means no weight at all.
+    With a window, a row is blocked when the mask hides every key of its window."""
     if np.any(run_sum == 0):  # -inf everywhere: the mask's doing, or Q K^T overflowed
         empty = _rows_of_block(run_sum == 0, i, shape[-2])
-        if M is not None and np.any(blocked := empty & np.all(M == -np.inf, axis=-1)):
-            _raise_blocked(blocked, shape, "mask")
+        hidden = None if M is None else M == -np.inf
+        if hidden is not None and window is not None:
+            back = np.arange(shape[-2])[:, None] + shape[-1] - shape[-2] - np.arange(shape[-1])
+            hidden = hidden | (back < 0) | (back >= window)  # outside the window counts as hidden
+        if hidden is not None and np.any(blocked := empty & np.all(hidden, axis=-1)):
+            _raise_blocked(blocked, shape, "mask" if window is None else "mask, within the window,")
         _raise_overflow(empty, shape, Q, K, ("Q", "K"), M is not None)
 
 
@@ -625,6 +630,19 @@ def lm(params, tokens_, config, kind: type) -> np.ndarray:
         raise ValueError(f"sequences of length {tokens_.shape[-1]} are longer than n_ctx = "
                          f"{config.n_ctx}, the rows of the positional table P")
     return tokens_
+
+
+def lm_mask(mask, n: int) -> np.ndarray:
+    """lm_forward's mask: additive, (n, n) after broadcasting, and causal (-inf above the
+    diagonal), so that the model still predicts each token from the ones before it only."""
+    M = np.broadcast_to(as_mask(mask, (n, n)), (n, n))
+    seen_later = np.triu(M > -np.inf, k=1)  # (n, n): a key after its query that is not hidden
+    if seen_later.any():
+        i, j = (int(x) for x in np.argwhere(seen_later)[0])
+        raise ValueError(f"mask lets query {i} see the later key {j}: the language model's mask "
+                         "must be causal (-inf above the diagonal), or position i would read "
+                         "the token it predicts")
+    return M
 
 
 def steps(steps, kind: type):

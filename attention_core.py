@@ -581,7 +581,7 @@ def attention_cost(n: int, m: int | None = None, d_k: int = 64, d_v: int | None 
     }
 
 
-def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
+def tiled_attention(Q, K, V, block_size: int, mask=None, window: int | None = None) -> np.ndarray:
     """softmax(Q K^T / sqrt(d_k) + M) V, block by block with a running (online) softmax.
 
     Never holds more than a (block_size, block_size) tile of scores per batch entry.
@@ -589,9 +589,12 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
     l = sum exp(s - r) and the running numerator acc = sum exp(s - r) v; when a new
     tile raises the max to r', old sums are rescaled by exp(r - r'). Equal to
     scaled_dot_product_attention to float64 round-off. Returns (..., n, d_v).
+    window : also apply sliding_window_mask(n, window, m), tile by tile, and visit only the key
+    tiles inside the band: keys p0 - window + 1 .. p1 for the queries at positions p0..p1
+    (notebook 14), about n * window scores instead of n * m.
     """
     Q, K, V, M = check.attention(Q, K, V, mask)
-    b = check.positive_int("block_size", block_size)
+    b, w = check.positive_int("block_size", block_size), None if window is None else check.positive_int("window", window)
     (n, d_k), (m, d_v) = Q.shape[-2:], V.shape[-2:]
     batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
     M = None if M is None else np.broadcast_to(M, (*batch, n, m))  # a view, no copy
@@ -601,9 +604,9 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
         run_max = np.full((*batch, q.shape[-2], 1), -np.inf)  # r, per row
         run_sum, acc = np.zeros_like(run_max), np.zeros((*batch, q.shape[-2], d_v))  # l; sum exp(s - r) v
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is explained by the checks
-            for j in range(0, m, b):
+            for j in _key_tiles(i + m - n, q.shape[-2], m, b, w):  # all m keys, or the band's
                 s = q @ np.swapaxes(K[..., j:j + b, :], -1, -2)  # (..., b_q, d_k) @ (..., d_k, b_k) -> (..., b_q, b_k)
-                s = s if M is None else s + M[..., i:i + b, j:j + b]
+                s = s + _tile_mask(M, w, i, j, s.shape[-2:], m - n)  # M's tile, -inf outside the window
                 new_max = np.maximum(run_max, s.max(axis=-1, keepdims=True))  # (..., b_q, 1)
                 check.tile_max(new_max, i, (*batch, n, m), Q, K, M)  # NaN or +inf: an overflow
                 safe_max = np.where(new_max == -np.inf, 0.0, new_max)  # rows still all -inf: shift by 0
@@ -612,9 +615,25 @@ def tiled_attention(Q, K, V, block_size: int, mask=None) -> np.ndarray:
                 run_sum = run_sum * rescale + p.sum(axis=-1, keepdims=True)
                 acc = acc * rescale + p @ V[..., j:j + b, :]  # (..., b_q, b_k) @ (..., b_k, d_v) -> (..., b_q, d_v)
                 run_max = new_max
-        check.tile_sums(run_sum, i, (*batch, n, m), Q, K, M)  # a row with no weight: say why
+        check.tile_sums(run_sum, i, (*batch, n, m), Q, K, M, w)  # a row with no weight: say why
         out[..., i:i + b, :] = check.tile_output(acc / run_sum, V)  # (..., b_q, d_v)
     return out
+
+
+def _key_tiles(p0: int, b_q: int, m: int, b: int, w: int | None) -> range:
+    """Where the key tiles of the queries at positions p0 .. p0 + b_q - 1 start: all m keys, or
+    with a window w only keys p0 - w + 1 .. p0 + b_q - 1 (the later ones are hidden anyway)."""
+    return range(0, m, b) if w is None else range(max(0, p0 - w + 1), p0 + b_q, b)
+
+
+def _tile_mask(M, w: int | None, i: int, j: int, tile: tuple[int, int], offset: int):
+    """The (b_q, b_k) tile at query row i, key j of the mask M (0 without one), plus -inf
+    where key j' is outside the window p - w + 1 .. p of the query at position p = i' + offset."""
+    out = 0.0 if M is None else M[..., i:i + tile[0], j:j + tile[1]]
+    if w is None:
+        return out
+    back = np.arange(i, i + tile[0])[:, None] + offset - np.arange(j, j + tile[1])  # (b_q, b_k): p - j'
+    return out + np.where((back >= 0) & (back < w), 0.0, -np.inf)
 
 
 # Notebooks 10 and 11 as handed out before attention_learning.py existed call the learning

@@ -321,25 +321,29 @@ class LMSteps:
     F: np.ndarray        # (..., n, d_model)   FFN(H)
     Y: np.ndarray        # (..., n, d_model)   LN_2(H + FFN(H))
     logits: np.ndarray   # (..., n, vocab_size) Y W_U
+    mask: np.ndarray | None = None  # (n, n) the additive mask lm_forward was given; None: causal
 
 
-def lm_forward(params: dict, tokens, config: LMConfig) -> LMSteps:
-    """logits = Y W_U, Y = LN_2(H + FFN(H)), H = LN_1(X + MHA(X, X; causal)), X = E[tokens] + P[:n].
+def lm_forward(params: dict, tokens, config: LMConfig, mask=None) -> LMSteps:
+    """logits = Y W_U, Y = LN_2(H + FFN(H)), H = LN_1(X + MHA(X, X; M)), X = E[tokens] + P[:n].
 
-    tokens : (..., n) ids with n <= n_ctx. The layer is ac.encoder_layer with a causal mask, so
-    logits[..., i, :] (the prediction of token i + 1) depends on tokens 0..i only.
+    tokens : (..., n) ids with n <= n_ctx. The layer is ac.encoder_layer with the causal mask M,
+    so logits[..., i, :] (the prediction of token i + 1) depends on tokens 0..i only. mask : an
+    additive (n, n) mask in place of the causal one (a sliding window, notebook 14); lm_backward
+    uses the same.
     """
     tokens, p = check.lm(params, tokens, config, LMConfig), params
     n = tokens.shape[-1]
+    M = ac.causal_mask(n) if mask is None else check.lm_mask(mask, n)  # (n, n)
     X = embedding(tokens, p["E"]) + p["P"][:n]  # (..., n, d_model)
     attn, weights = ac.multi_head_attention(X, X, p["W_Q"] * _query_scale(config), p["W_K"], p["W_V"],
-                                            p["W_O"], config.num_heads, ac.causal_mask(n),
+                                            p["W_O"], config.num_heads, M,
                                             num_kv_heads=config.num_kv_heads)
     H = ac.layer_norm(X + attn, p["gamma_1"], p["beta_1"])  # (..., n, d_model)
     F = ac.feed_forward(H, p["W_1"], p["b_1"], p["W_2"], p["b_2"])  # (..., n, d_model)
     Y = ac.layer_norm(H + F, p["gamma_2"], p["beta_2"])  # (..., n, d_model)
     logits = Y @ p["W_U"]  # (..., n, d_model) @ (d_model, vocab_size) -> (..., n, vocab_size)
-    return LMSteps(tokens, X, attn, weights, H, F, Y, logits)
+    return LMSteps(tokens, X, attn, weights, H, F, Y, logits, None if mask is None else M)
 
 
 def lm_backward(params: dict, steps: LMSteps, dlogits, config: LMConfig
@@ -359,7 +363,7 @@ def lm_backward(params: dict, steps: LMSteps, dlogits, config: LMConfig
         s.H, p["W_1"], p["b_1"], p["W_2"], p["b_2"], dZ2)
     dZ1, g["gamma_1"], g["beta_1"] = layer_norm_backward(s.X + s.attn, p["gamma_1"], dH + dZ2)  # + the residual
     mha = multi_head_attention_backward(s.X, s.X, p["W_Q"] * _query_scale(config), p["W_K"], p["W_V"], p["W_O"],
-                                        config.num_heads, dZ1, ac.causal_mask(s.X.shape[-2]), num_kv_heads=config.num_kv_heads)
+                                        config.num_heads, dZ1, ac.causal_mask(s.X.shape[-2]) if s.mask is None else s.mask, num_kv_heads=config.num_kv_heads)
     g.update(W_Q=mha.dW_Q * _query_scale(config), W_K=mha.dW_K, W_V=mha.dW_V, W_O=mha.dW_O)
     dX = dZ1 + mha.dX_q + mha.dX_kv  # residual + both uses of X (queries, keys and values)
     g["E"] = embedding_backward(tokens, dX, config.vocab_size)

@@ -717,4 +717,46 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         N_("W_Q[:, perm] puts old column perm[c] at new column c. Split halves read pair j from "
            "columns j and j + d/2, so those must receive the interleaved columns 2j and 2j + 1; "
            "your order sends them the other way.")),
+    # --- 14 Sliding windows and attention sinks ---
+    "window_off_by_one": Mistake(
+        "14",
+        N_("a window of window + 1 keys"),
+        N_("a window of w means w keys, the query's own position included: p - w + 1 .. p. "
+           "Keys p - w .. p are w + 1.")),
+    "window_off_by_one_short": Mistake(
+        "14",
+        N_("a window of window - 1 keys"),
+        N_("a window of w means w keys, the query's own position included: p - w + 1 .. p. "
+           "Leaving the query itself out, or stopping at p - w + 2, keeps only w - 1.")),
+    "window_not_causal": Mistake(
+        "14",
+        N_("a window that is not causal"),
+        N_("|i - j| < w is a band on both sides of the diagonal: each query also sees the next "
+           "w - 1 tokens. A decoder's window must also hide the future: j <= i as well as "
+           "j > i - w.")),
+    "window_future_visible": Mistake(
+        "14",
+        N_("a window without its causal edge"),
+        N_("j > i - w alone cuts off the old keys but lets every query see all later ones. The "
+           "window is the causal mask AND the lower edge: i - w < j <= i.")),
+    "reach_off_by_one": Mistake(
+        "14",
+        N_("L w instead of L (w - 1)"),
+        N_("each layer moves information back at most w - 1 positions (the window includes the "
+           "query itself, which moves it by 0), so L layers reach L (w - 1) back.")),
+    "reach_one_layer": Mistake(
+        "14",
+        N_("the reach of one layer"),
+        N_("w - 1 is what one layer reaches. Layer 2 reads layer 1's outputs, which already "
+           "mix w positions each: the reach adds up over the layers.")),
+    "evict_sinks": Mistake(
+        "14",
+        N_("evicting the sinks"),
+        N_("with s sinks the first s positions are never evicted: the cache holds positions "
+           "0..s-1 and the most recent w, s + w rows. A plain rolling cache evicts them.")),
+    "cache_window_off_by_one": Mistake(
+        "14",
+        N_("a window of the wrong length in the cache"),
+        N_("the most recent w positions after position t are t - w + 1 .. t, the newest "
+           "included: w of them.")),
 })

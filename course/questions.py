@@ -429,4 +429,30 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "perm = [0, 2, 4, 6, 1, 3, 5, 7]. q and k are permuted alike, so every dot product, "
            "and every score, is unchanged. Hugging Face's Llama conversion script does this to "
            "the rows of q_proj and k_proj (torch stores W transposed).")),
+    # --- 14 Sliding windows and attention sinks ---
+    "14.window_mask": Question(
+        N_("Start from ac.causal_mask(6): which keys does it leave to query i? Now also hide the "
+           "keys that are too old. How many keys does query 5 see with window 3, itself "
+           "included?"),
+        "np.where((np.arange(6)[None, :] <= np.arange(6)[:, None])\n"
+        "         & (np.arange(6)[None, :] > np.arange(6)[:, None] - 3), 0.0, -np.inf)",
+        N_("Query i may see key j when j <= i (causal) and j > i - 3 (not older than the window): "
+           "keys i - 2, i - 1, i, three of them. ac.sliding_window_mask(6, 3) is the same mask. "
+           "j >= i - 3 would give four keys, and |i - j| < 3 would also let i see i + 1 and i + 2.")),
+    "14.receptive_field": Question(
+        N_("Follow the change: after layer 1, which outputs can it have reached (the window "
+           "includes the query itself)? Layer 2 reads those outputs."),
+        "3 * (4 - 1)",
+        N_("One layer with window w = 4 lets position p read p - 3 .. p, so a change moves at "
+           "most w - 1 = 3 positions per layer; after L = 3 layers, 3 * 3 = 9 positions. Section "
+           "2 measures exactly this, layer by layer. L * w = 12 counts the query's own position "
+           "as a step.")),
+    "14.cache_positions": Question(
+        N_("Two kinds of rows: the sinks, which are never evicted, and the most recent window, "
+           "which rolls. Write down the newest position and count back, the newest included."),
+        "[0, 1, 2, 3] + list(range(23, 31))",
+        N_("The s = 4 sinks are positions 0, 1, 2, 3 for ever; the window of w = 8 holds the 8 "
+           "most recent positions, 30 - 8 + 1 = 23 .. 30. Twelve rows in all, at every step: "
+           "the memory is flat. Without sinks the cache would hold 23 .. 30 only (or the last "
+           "12, 19 .. 30, at the same size).")),
 })

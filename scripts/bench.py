@@ -25,6 +25,11 @@ Measures, in one run, and prints a table of:
    run-all time, slider latency (median, p95: target <= 1 s), memory per
    student, errors (needs root and `python3 dev.py hub --setup`).
 
+8. banded tiled attention (notebook 14): tiled_attention(..., window=128) with tiles of 128, time
+   against n = 1024 .. 16384 (best of 5 each), checked against the plain call with the window
+   mask at n = 2048: time per query at the largest n over that at the smallest, target <= 1.5
+   (linear in n at a fixed window).
+
 Item 1 also prints, not as a target, the nbval time of 00-09 at the course's figure resolution
 and at its former one (80 dpi, 11 pt).
 
@@ -337,6 +342,26 @@ def bench_tiled(n: int = 16384, d_k: int = 64, block_size: int = 1024) -> None:
            f"ratio {tm:.2f}", "<= 2", tm <= 2)
 
 
+# ---------------------------------------------------------------- 8. banded tiled attention
+
+def bench_banded(window: int = 128, block_size: int = 128, d_k: int = 32) -> None:
+    import attention_core as ac
+    print(f"8. tiled_attention(window = {window}, block_size = {block_size}), d_k = {d_k}: time vs n")
+    rng = np.random.default_rng(0)
+    Q, K, V = (rng.normal(size=(2048, d_k)) for _ in range(3))
+    plain = ac.scaled_dot_product_attention(Q, K, V, ac.sliding_window_mask(2048, window))[0]
+    assert np.allclose(ac.tiled_attention(Q, K, V, block_size, window=window), plain, atol=1e-12)
+    per_query = {}
+    for n in (1024, 2048, 4096, 8192, 16384):
+        Q, K, V = (rng.normal(size=(n, d_k)) for _ in range(3))
+        best = min(_median_time(ac.tiled_attention, (Q, K, V, block_size, None, window), 1)
+                   for _ in range(5))
+        per_query[n] = best / n
+        print(f"  n = {n:5d}: {best * 1e3:7.1f} ms, {best / n * 1e6:5.2f} us per query", flush=True)
+    ratio = per_query[16384] / per_query[1024]
+    record(8, "time per query, n = 16384 over n = 1024", f"ratio {ratio:.2f}", "<= 1.5", ratio <= 1.5)
+
+
 # ---------------------------------------------------------------- 6. parallel test step
 
 # What CI sets: a skip would shrink the suite, so it fails the run instead.
@@ -616,7 +641,7 @@ def main() -> int:
                     help="item 6: best of N alternating serial/parallel pairs (default 2)")
     ap.add_argument("--skip-hub", action="store_true", help="leave out item 7 (the hub)")
     ap.add_argument("--hub-students", default=HUB_STUDENTS, help="item 7: class sizes")
-    ap.add_argument("--only", default="1,2,3,4,5,6,7")
+    ap.add_argument("--only", default="1,2,3,4,5,6,7,8")
     args = ap.parse_args()
     only = {int(x) for x in args.only.split(",")}
     print(machine(), "\n")
@@ -632,6 +657,8 @@ def main() -> int:
         bench_vs_torch()
     if 5 in only:
         bench_tiled()
+    if 8 in only:
+        bench_banded()
     if 6 in only and not args.skip_suite:
         bench_suite(args.suite_repeats)
     if 7 in only and not args.skip_hub:

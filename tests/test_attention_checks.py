@@ -481,3 +481,17 @@ def test_grouped_heads_windows_and_cache_masks_check_their_arguments():
             X, X, W, W, np.ones((8, 4)), W, 4, num_kv_heads=2)
     _raises("W_O must have shape", ac.multi_head_attention, X, X, W, np.ones((8, 4)),
             np.ones((8, 4)), np.ones((4, 8)), 4, num_kv_heads=2)
+
+
+def test_banded_tiled_attention_names_a_row_its_mask_and_window_block():
+    """tiled_attention(window=) (notebook 14): query 3 sees keys 2, 3 only, and the mask hides
+    both; a mask that hides keys outside the window only blocks nothing."""
+    Q = np.ones((4, 2))
+    mask = np.zeros((4, 4))
+    mask[3, 2:] = -np.inf
+    _raises("the mask, within the window, blocks every key for query row \\(3,\\)", ac.tiled_attention,
+            Q, Q, Q, 2, mask, window=2)
+    mask = np.zeros((4, 4))
+    mask[3, :2] = -np.inf
+    assert np.allclose(ac.tiled_attention(Q, Q, Q, 2, mask, window=2), 1.0)
+    _raises("window must be a positive integer", ac.tiled_attention, Q, Q, Q, 2, window=0)

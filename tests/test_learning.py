@@ -311,6 +311,39 @@ def test_lm_backward_matches_finite_differences_for_every_parameter(small_lm):
     assert np.all(grads["P"][5:] == 0)  # the unused last row of P
 
 
+def test_lm_with_a_window_mask_matches_the_encoder_layer_and_its_gradients(small_lm):
+    """lm_forward(mask=) (notebook 14): the layer with that mask, and lm_backward uses the same."""
+    config, p, tokens, targets = small_lm
+    M = ac.sliding_window_mask(5, 2)
+    steps = al.lm_forward(p, tokens, config, mask=M)
+    X = p["E"][tokens] + p["P"][:5]
+    Q, K = ac.split_heads(X @ p["W_Q"], 2), ac.split_heads(X @ p["W_K"], 2)
+    S = Q @ np.swapaxes(K, -1, -2) / (np.sqrt(config.head_width) if config.scale_scores else 1.0)
+    assert np.allclose(steps.weights, ac.softmax(S + M)) and np.array_equal(steps.mask, M)
+    assert np.all(steps.weights[..., np.isinf(M)] == 0)
+    assert al.lm_forward(p, tokens, config, mask=ac.causal_mask(5)).logits == pytest.approx(
+        al.lm_forward(p, tokens, config).logits)
+    _, dlogits = al.softmax_cross_entropy(steps.logits, targets)
+    grads, dscores = al.lm_backward(p, steps, dlogits, config)
+    assert np.all(dscores[..., np.isinf(M)] == 0)
+
+    def L():
+        return al.softmax_cross_entropy(al.lm_forward(p, tokens, config, mask=M).logits, targets)[0]
+    for name in ("W_Q", "W_K", "E", "P"):
+        assert_close(grads[name], numeric_grad(L, p[name]))
+
+
+def test_lm_refuses_a_mask_that_is_not_causal(small_lm):
+    config, p, tokens, _ = small_lm
+    both_sides = np.where(np.abs(np.arange(5)[:, None] - np.arange(5)) < 2, 0.0, -np.inf)
+    with pytest.raises(ValueError, match="mask lets query 0 see the later key 1"):
+        al.lm_forward(p, tokens, config, mask=both_sides)
+    with pytest.raises(ValueError, match="mask of shape"):
+        al.lm_forward(p, tokens, config, mask=ac.causal_mask(4))
+    with pytest.raises(ValueError, match="boolean"):
+        al.lm_forward(p, tokens, config, mask=np.tril(np.ones((5, 5), dtype=bool)))
+
+
 def test_lm_dscores_is_zero_above_the_diagonal(small_lm):
     config, p, tokens, targets = small_lm
     steps = al.lm_forward(p, tokens, config)

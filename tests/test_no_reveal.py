@@ -31,6 +31,7 @@ from course import nb09_cost_of_attention as nb09
 from course import nb10_learning_to_attend as nb10
 from course import nb11_generating_and_kv_cache as nb11
 from course import nb12_rope_and_alibi as nb12
+from course import nb14_sliding_window_attention as nb14
 
 rng = np.random.default_rng(21)
 _n = rng.normal
@@ -179,6 +180,14 @@ CASES = {
                               np.array([0, 2, 4, 6, 1, 3, 5, 7]),
                               [np.arange(8), [0, 1, 2, 3, 4, 5, 6, 7], [1, 3, 5, 7, 0, 2, 4, 6],
                                [0, 2, 4, 6, 1, 3, 5, 5]], [], ["0, 2, 4, 6", "[0 2 4 6"]),
+    "14.window_mask": (lambda a: nb14.check_window_mask(a, n=6, window=3), ac.sliding_window_mask(6, 3),
+                       [ac.sliding_window_mask(6, 4), ac.sliding_window_mask(6, 2), ac.causal_mask(6)],
+                       [], []),
+    "14.receptive_field": (lambda a: nb14.check_reach(a, layers=3, window=4), 9, [12, 3, 4, 8, 10],
+                           [], []),
+    "14.cache_positions": (lambda a: nb14.check_cache_positions(a, t=30, window=8, sinks=4),
+                           [0, 1, 2, 3, *range(23, 31)], [list(range(23, 31)), list(range(19, 31)),
+                                                          [0, 1, 2, 3, *range(22, 31)]], [], []),
 }
 
 
@@ -194,7 +203,7 @@ if CASES["10.attention_dQ"][1] is None:
     c = CASES["10.attention_dQ"]
     CASES["10.attention_dQ"] = (c[0], _dq_expected(), *c[2:])
 
-COMPANIONS = (checks, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11, nb12)
+COMPANIONS = (checks, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11, nb12, nb14)
 
 
 def test_every_question_has_a_case():

@@ -152,6 +152,21 @@ def test_steps_weights_and_tiled_attention_match_torch():
         assert np.allclose(ac.tiled_attention(Q, K, V, block_size, mask), ref, atol=1e-12)
 
 
+def test_banded_tiled_attention_matches_torch_with_the_window_mask():
+    """tiled_attention(window=) (notebook 14) skips the tiles outside the band: torch's
+    scaled_dot_product_attention with the same band as a boolean mask gives the same output."""
+    rng = np.random.default_rng(14)
+    for n, m, window, block_size in ((12, 12, 3, 4), (5, 11, 4, 2), (16, 16, 1, 5), (9, 9, 20, 4)):
+        Q, K, V = rng.normal(size=(2, n, 4)), rng.normal(size=(2, m, 4)), rng.normal(size=(2, m, 3))
+        ones = torch.ones(n, m, dtype=torch.bool)
+        band = ones.tril(m - n) & ~ones.tril(m - n - window)  # True where a query may attend
+        ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=band).numpy()
+        assert np.allclose(ac.tiled_attention(Q, K, V, block_size, window=window), ref, atol=1e-12)
+        pad = ac.padding_mask([m, m - 1 if window > 1 else m], m)  # and a mask added to the band
+        ref = F.scaled_dot_product_attention(t(Q), t(K), t(V), attn_mask=band & torch.isfinite(t(pad))).numpy()
+        assert np.allclose(ac.tiled_attention(Q, K, V, block_size, pad, window=window), ref, atol=1e-12)
+
+
 def test_split_and_merge_heads_are_torchs_view_and_transpose():
     X = np.arange(2 * 5 * 12, dtype=float).reshape(2, 5, 12)  # (batch, n, h*d) with h = 3, d = 4
     heads = t(X).view(2, 5, 3, 4).transpose(1, 2)  # (batch, h, n, d), as nanoGPT splits heads
