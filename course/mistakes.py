@@ -675,6 +675,21 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         N_("rotating only the queries"),
         N_("the score depends on m - n only when BOTH sides are rotated, the query by m and the key "
            "by n; with the keys unrotated it depends on the query's absolute position.")),
+    "rope_key_only": Mistake(
+        "12",
+        N_("rotating only the keys"),
+        N_("the score depends on m - n only when BOTH sides are rotated, the query by m and the key "
+           "by n; with the queries unrotated it depends on the key's absolute position.")),
+    "rope_on_embeddings": Mistake(
+        "12",
+        N_("rotating X before the projections"),
+        N_("rotate the queries and keys AFTER W_Q and W_K: a rotation of x does not pass through "
+           "a learned matrix, so (x R) W_Q is not (x W_Q) R and the offset property is lost.")),
+    "rope_cache_rotated_twice": Mistake(
+        "12",
+        N_("rotating the cache again"),
+        N_("the cached keys were rotated once, at their own positions, when they were stored: "
+           "rotate only the new token's query and key (at position {t}), not the cache.")),
     "rope_cache_offset": Mistake(
         "12",
         N_("forgetting the cache offset"),
@@ -700,23 +715,37 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
     "alibi_slopes_from_zero": Mistake(
         "12",
         N_("slopes starting at 2^0"),
-        N_("the first head's slope is 2^(-8/p), not 1: the exponent runs over r + 1 = 1..p.")),
+        N_("the first head's slope is 2^(-8/p), not 1, with p the largest power of two <= h: the "
+           "exponent runs over r + 1 = 1..p.")),
     "alibi_slopes_reversed": Mistake(
         "12",
         N_("the slopes in reverse order"),
         N_("head 0 has the steepest slope and the slopes fall from there; the order matters once "
            "a checkpoint's heads are trained with them.")),
+    "alibi_slopes_sorted": Mistake(
+        "12",
+        N_("the slopes sorted"),
+        N_("for {heads} heads the paper's rule does not give a falling sequence: the first p "
+           "heads take the slopes of p heads, and the extra heads the in-between slopes of 2p "
+           "heads, after them. Keep that order.")),
+    "alibi_other_half": Mistake(
+        "12",
+        N_("every other slope from the second"),
+        N_("the extra heads take the 1st, 3rd, 5th, ... slope of 2p heads: those lie between the "
+           "p heads' slopes. From the second, 2p heads' slopes repeat slopes the first p heads "
+           "already have.")),
     "alibi_slope_sign": Mistake(
         "12",
-        N_("a positive slope"),
+        N_("a slope with the wrong sign"),
         N_("the bias is -s_r (i - j) with s_r > 0: a penalty that grows with the distance. With "
            "the sign flipped, far keys are rewarded.")),
     "rope_inverse_permutation": Mistake(
         "12",
-        N_("the inverse column order"),
-        N_("W_Q[:, perm] puts old column perm[c] at new column c. Split halves read pair j from "
-           "columns j and j + d/2, so those must receive the interleaved columns 2j and 2j + 1; "
-           "your order sends them the other way.")),
+        N_("the column order of the other direction"),
+        N_("W_Q[:, perm] puts old column perm[c] at new column c. The interleaved code reads pair "
+           "j from columns 2j and 2j + 1, so those must receive the checkpoint's columns j and "
+           "j + d/2; your order sends them the other way (it is the order for converting "
+           "interleaved weights to split halves).")),
     # --- 14 Sliding windows and attention sinks ---
     "window_off_by_one": Mistake(
         "14",

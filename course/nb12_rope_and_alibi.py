@@ -15,7 +15,7 @@ from matplotlib.patches import Circle
 
 import attention_core as ac
 import attention_learning as al
-from course.checks import CORRECT, WRONG, Verdict, as_float, check_value, is_unanswered
+from course.checks import CORRECT, WRONG, Verdict, as_float, check_value, is_unanswered, weight_mistakes
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
@@ -24,7 +24,7 @@ from course.live import LiveFigure
 
 # One colour and one line style per scheme, so that the lines differ without colour too
 SCHEME_STYLES = {"sinusoidal": ("tab:orange", "--", "o"), "rope": ("tab:blue", "-", "s"),
-                 "alibi": ("tab:green", ":", "^")}
+                 "alibi": ("tab:green", ":", "^"), "none": ("tab:grey", "-.", "x")}
 
 # --- figures and live figure ----------------------------------------------------
 
@@ -81,7 +81,7 @@ class LiveRotation(LiveFigure):
         ax_s = fig.add_axes((7.2 / width, 0.75 / height, 3.8 / width, 1.8 / height))  # the score
         self.arrows = []
         radius = 1.0  # each pair drawn as its direction: the rotation changes only the angle
-        for ax, j in zip(axes, self.pairs):
+        for ax, j in zip(axes, self.pairs, strict=True):
             ax.set_xlim(-1.05 * radius, 1.05 * radius)
             ax.set_ylim(-1.05 * radius, 1.05 * radius)
             ax.set_aspect("equal")
@@ -128,7 +128,7 @@ class LiveRotation(LiveFigure):
         n = m - offset
         half = self.d // 2
         q_r, k_r = ac.rope(self.q, [m], base=base), ac.rope(self.k, [n], base=base)  # (1, d) each
-        for (q_line, k_line), j in zip(self.arrows, self.pairs):
+        for (q_line, k_line), j in zip(self.arrows, self.pairs, strict=True):
             for line, x in ((q_line, q_r[0]), (k_line, k_r[0])):
                 a, b = x[j], x[j + half]  # pair j: features j and j + d/2 (split halves)
                 line.set_data([0, a / np.hypot(a, b)], [0, b / np.hypot(a, b)])
@@ -167,7 +167,7 @@ def plot_rotation(ms=(5, 60), offset: int = 3, base: float = 10000.0):
     for row, m in enumerate(ms):
         n = m - offset
         q_r, k_r = ac.rope(q, [m], base=base)[0], ac.rope(k, [n], base=base)[0]  # (d,) each
-        for ax, j in zip(axes[row], pairs):
+        for ax, j in zip(axes[row], pairs, strict=True):
             ax.add_patch(Circle((0, 0), 1.0, fill=False, color="lightgrey", lw=0.8))
             for x, color, ls in ((q_r, "tab:blue", "-"), (k_r, "tab:orange", "--")):
                 a, b = x[j], x[j + half]
@@ -183,6 +183,7 @@ def plot_rotation(ms=(5, 60), offset: int = 3, base: float = 10000.0):
         K_at = ac.rope(np.repeat(k, len(offsets), axis=0), m - offsets, base=base)  # (offsets, d)
         scores = K_at @ ac.rope(q, [m], base=base)[0]  # (offsets,)
         ax_s.plot(offsets, scores, ls=styles[row % 3], lw=2 if row == 0 else 1.5,
+                  color=("tab:blue", "black", "tab:purple")[row % 3],
                   label=_("query at m = {m}").format(m=m))
         ax_s.plot([offset], [scores[offset]], "D", color="tab:red", ms=6)
     axes[0, 0].set_title(_(r"$\tilde q$ solid, $\tilde k$ dashed"), loc="left", fontsize=SMALL)
@@ -238,11 +239,13 @@ def plot_extrapolation(accuracy: dict, n_train: int, k: int):
         color, ls, marker = SCHEME_STYLES[scheme]
         ax.plot(np.arange(n), acc, color=color, ls=ls, marker=marker, ms=3, markevery=4, label=scheme)
     ax.axhline(1 / 16, color="grey", lw=0.8, ls="--")
+    ax.text(0, 1 / 16 + 0.02, _("chance (1/16)"), ha="left", va="bottom", fontsize=SMALL,
+            color="dimgrey")  # inside the trained span, where no line comes down this far
     ax.set_xlim(-0.5, n - 0.5)
     ax.set_ylim(0, 1.12)
     ax.set_xlabel(_("position i in the test sequence"))
     ax.set_ylabel(_("accuracy at position i"))
-    ax.legend(loc="upper right", fontsize=SMALL, ncols=3)
+    ax.legend(loc="upper right", fontsize=SMALL, ncols=4)
     figures.suptitle(fig, title)
     return fig
 
@@ -251,7 +254,7 @@ def plot_extrapolation(accuracy: dict, n_train: int, k: int):
 # Notebook 10's one-layer model (al.lm_forward) with its learned table P removed and positions
 # entering in one of three ways; its backward pass uses the learning module's pieces.
 
-SCHEMES = ("sinusoidal", "rope", "alibi")
+SCHEMES = ("sinusoidal", "rope", "alibi", "none")  # "none": no position at all, the baseline
 
 
 def init_params(vocab_size: int, d_model: int, d_ff: int, rng: np.random.Generator) -> dict:
@@ -262,9 +265,11 @@ def init_params(vocab_size: int, d_model: int, d_ff: int, rng: np.random.Generat
     return params
 
 
-def forward(p: dict, tokens: np.ndarray, scheme: str, h: int) -> dict:
+def forward(p: dict, tokens: np.ndarray, scheme: str, h: int, slopes=None) -> dict:
     """logits = LN_2(H + FFN(H)) W_U, H = LN_1(X + MHA(X)), positions entering as `scheme` says:
-    sinusoidal: X = E[tokens] + PE; rope: Q and K of every head rotated; alibi: a bias on the scores."""
+    sinusoidal: X = E[tokens] + PE; rope: Q and K of every head rotated; alibi: a bias
+    -s_r (i - j) on head r's scores, s = ac.alibi_slopes(h) unless `slopes` (h,) is given;
+    none: no position anywhere (only the causal mask tells the rows apart)."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
     n = tokens.shape[-1]
@@ -276,7 +281,7 @@ def forward(p: dict, tokens: np.ndarray, scheme: str, h: int) -> dict:
     V = ac.split_heads(X @ p["W_V"], h)  # (B, h, n, d_v)
     if scheme == "rope":
         Q, K = ac.rope(Q), ac.rope(K)  # (B, h, n, d_k): pair j rotated by position * theta_j
-    M = ac.causal_mask(n) + (ac.alibi_bias(h, n) if scheme == "alibi" else 0.0)  # (n, n) or (h, n, n)
+    M = ac.causal_mask(n) + (_alibi(h, n, slopes) if scheme == "alibi" else 0.0)  # (n, n) or (h, n, n)
     O, weights = ac.scaled_dot_product_attention(Q, K, V, M)  # (B, h, n, d_v), (B, h, n, n)
     C = ac.merge_heads(O)  # (B, n, d)
     attn = C @ p["W_O"]  # (B, n, d)
@@ -286,6 +291,17 @@ def forward(p: dict, tokens: np.ndarray, scheme: str, h: int) -> dict:
     logits = Y @ p["W_U"]  # (B, n, d) @ (d, vocab) -> (B, n, vocab)
     return dict(tokens=tokens, X=X, Q=Q, K=K, V=V, M=M, C=C, attn=attn, H=H, F=F, Y=Y,
                 weights=weights, logits=logits, scheme=scheme, h=h)
+
+
+def _alibi(h: int, n: int, slopes=None) -> np.ndarray:
+    """ALiBi's bias (h, n, n), with the paper's slopes or with `slopes` (h,) of one's own."""
+    if slopes is None:
+        return ac.alibi_bias(h, n)
+    s = np.asarray(slopes, dtype=float)
+    if s.shape != (h,):
+        raise ValueError(f"slopes must have shape ({h},), one per head, got {s.shape}")
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    return -s[:, None, None] * (i - j)  # (h, n, n)
 
 
 def _outer(A: np.ndarray, dB: np.ndarray) -> np.ndarray:
@@ -329,22 +345,22 @@ def repeat_batch(rng: np.random.Generator, size: int, n: int, vocab_size: int, k
 
 def train(scheme: str, seed: int, *, vocab_size: int = 16, d_model: int = 32, d_ff: int = 64,
           h: int = 2, k: int = 3, n_train: int = 16, steps: int = 200, batch_size: int = 16,
-          lr: float = 1e-2) -> dict:
+          lr: float = 1e-2, slopes=None) -> dict:
     """Adam on repeat_batch sequences of length n_train; returns the parameters."""
     rng = np.random.default_rng(seed)
     p = init_params(vocab_size, d_model, d_ff, rng)
     state = al.adam_init(p)
     for _step in range(steps):
         tokens, targets = repeat_batch(rng, batch_size, n_train, vocab_size, k)
-        s = forward(p, tokens, scheme, h)
+        s = forward(p, tokens, scheme, h, slopes)
         _loss, dlogits = al.softmax_cross_entropy(s["logits"], targets)
         p, state = al.adam_step(p, backward(p, s, dlogits), state, lr=lr)
     return p
 
 
-def accuracy_by_position(p: dict, tokens, targets, scheme: str, h: int, k: int) -> dict:
+def accuracy_by_position(p: dict, tokens, targets, scheme: str, h: int, k: int, slopes=None) -> dict:
     """Per position i: the accuracy, and the mean weight the heads give the key k back (NaN for i < k)."""
-    s = forward(p, tokens, scheme, h)
+    s = forward(p, tokens, scheme, h, slopes)
     counted = targets != -100  # (B, n)
     right = (s["logits"].argmax(-1) == targets) & counted
     n = tokens.shape[-1]
@@ -356,12 +372,23 @@ def accuracy_by_position(p: dict, tokens, targets, scheme: str, h: int, k: int) 
     return {"accuracy": accuracy, "weight_k_back": on_key}
 
 
+def top_offsets(weights: np.ndarray, i: int, count: int = 3) -> list[tuple[int, float]]:
+    """The offsets i - j that draw the most weight from query i, averaged over batch and heads.
+
+    weights : (B, h, n, n) attention weights. Returns [(offset, mean weight), ...], largest first.
+    """
+    mean = weights[:, :, i, :i + 1].mean(axis=(0, 1))  # (i + 1,) weights of query i over keys 0..i
+    return [(i - int(j), float(mean[j])) for j in np.argsort(mean)[::-1][:count]]
+
+
 # --- self-checks ----------------------------------------------------------------
 
 
 def _rope_attention(X, W_Q, W_K, W_V, *, rotate=("q", "k"), interleaved=False, theta_d=False,
                     positions=None):
     """One head's causal attention output with RoPE, or with one of the classic slips."""
+    if "x" in rotate:  # the embeddings rotated, then projected: the slip "rope on X"
+        X = ac.rope(X, positions)
     Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (n, d_k), (n, d_k), (n, d_v)
     base = 10000.0 ** 0.5 if theta_d else 10000.0  # base^(-2j/d) with base^(1/2) is base^(-j/d)
     rot = {name: (lambda Z: ac.rope(Z, positions, base=base, interleaved=interleaved)) for name in rotate}
@@ -383,7 +410,13 @@ def check_rope_attention(answer, X, W_Q, W_K, W_V) -> Verdict:
         "rope_theta_d": _rope_attention(X, W_Q, W_K, W_V, theta_d=True),
         "rope_missing": _rope_attention(X, W_Q, W_K, W_V, rotate=()),
         "rope_query_only": _rope_attention(X, W_Q, W_K, W_V, rotate=("q",)),
+        "rope_key_only": _rope_attention(X, W_Q, W_K, W_V, rotate=("k",)),
+        "rope_on_embeddings": _rope_attention(X, W_Q, W_K, W_V, rotate=("x",)),
     }
+    Q, K, V = ac.rope(X @ W_Q), ac.rope(X @ W_K), X @ W_V  # the rotated queries and keys
+    for key, w in weight_mistakes(Q, K, ac.causal_mask(len(X))).items():  # the classic slips of 03-04
+        if w.shape[-1] == V.shape[0]:
+            mistakes.setdefault(key, w @ V)
     return check_value(answer, right, _("attention output with RoPE"), mistakes,
                        hint=_("Rotate Q and K (not V) before the scores, with ac.rope's default layout."))
 
@@ -400,6 +433,11 @@ def check_rope_cached_query(answer, q, k, v, K_cache, V_cache, t: int) -> Verdic
     right = output(t, t)
     mistakes = {"rope_cache_offset": output(0, 0), "rope_cache_query_offset": output(0, t),
                 "rope_wrong_layout": output(t, t, interleaved=True)}
+    q_t = ac.rope(q, [t])  # (1, d_k)
+    mistakes["cache_new_key_missing"] = ac.scaled_dot_product_attention(q_t, K_cache, V_cache)[0]
+    twice = ac.rope(K_cache, np.arange(len(K_cache)))  # the cached keys rotated a second time
+    mistakes["rope_cache_rotated_twice"] = ac.scaled_dot_product_attention(
+        q_t, np.concatenate([twice, ac.rope(k, [t])]), np.concatenate([V_cache, v]))[0]
     plain = np.concatenate([K_cache, k])
     mistakes["rope_cache_key_unrotated"] = ac.scaled_dot_product_attention(
         ac.rope(q, [t]), plain, np.concatenate([V_cache, v]))[0]
@@ -412,23 +450,29 @@ def check_alibi_slopes(answer, num_heads: int) -> Verdict:
     r = np.arange(1, num_heads + 1)
     mistakes = {"alibi_geometric_any_h": 2.0 ** (-8.0 * r / num_heads),
                 "alibi_slopes_from_zero": 2.0 ** (-8.0 * (r - 1) / num_heads),
-                "alibi_slopes_reversed": right[::-1], "alibi_slope_sign": -right}
+                "alibi_slopes_reversed": right[::-1], "alibi_slope_sign": -right,
+                "alibi_slopes_sorted": np.sort(right)[::-1]}
+    p = 1 << (num_heads.bit_length() - 1)
+    if p != num_heads:  # every other slope of 2p heads from the second: duplicates of the first p
+        mistakes["alibi_other_half"] = np.concatenate([right[:p], ac.alibi_slopes(2 * p)[1::2][: num_heads - p]])
     return check_value(answer, right, _("ALiBi slopes for {h} heads").format(h=num_heads), mistakes,
                        context={"heads": num_heads})
 
 
 def check_layout_permutation(answer, d: int) -> Verdict:
-    """Check the column order that turns an interleaved-layout W_Q (or W_K) into a split-halves one."""
-    right = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # (d,)
+    """Check the column order that turns a split-halves W_Q (or W_K) into an interleaved one:
+    the inverse of section 4's pi = (0, 2, ..., 1, 3, ...)."""
+    pi = np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])  # (d,): interleaved -> split
+    right = np.argsort(pi)  # (d,): split halves -> interleaved
     if is_unanswered(answer):
         return check_value(answer, right, _("column order"))
-    inverse = np.argsort(right)
+    inverse = pi
     a = as_float(answer)
     if a is not None and a.shape == right.shape and set(a.tolist()) != set(range(d)):
         return Verdict(WRONG, _("Not quite: a column order uses every index 0..{last} exactly "
                                 "once; yours does not.").format(last=d - 1))
     if a is not None and a.shape == right.shape and np.array_equal(a, right):
-        return Verdict(CORRECT, _("Correct: with W_Q[:, perm] and W_K[:, perm] the split-halves "
-                                  "code gives the interleaved checkpoint's scores."))
+        return Verdict(CORRECT, _("Correct: with W_Q[:, perm] and W_K[:, perm] the interleaved "
+                                  "code gives the split-halves checkpoint's scores."))
     return check_value(answer, right, _("column order"), {"rope_inverse_permutation": inverse},
                        atol=0.5)

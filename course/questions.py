@@ -420,15 +420,17 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "0.5, 0.25, ..., 0.0039. The geometric sequence 2^(-8(r+1)/12) is not ALiBi's rule "
            "for 12 heads.")),
     "12.layout_permutation": Question(
-        N_("In your code (split halves) pair j is read from columns j and j + 4; in the checkpoint "
-           "pair j is columns 2j and 2j + 1. W_Q[:, perm] puts old column perm[c] at new column "
-           "c: which old column must land at new column 1? At new column 4?"),
-        "np.concatenate([np.arange(0, 8, 2), np.arange(1, 8, 2)])",
-        N_("New columns 0..3 are the first features of pairs 0..3, which the checkpoint keeps in "
-           "columns 0, 2, 4, 6; new columns 4..7 are the second features, old columns 1, 3, 5, 7: "
-           "perm = [0, 2, 4, 6, 1, 3, 5, 7]. q and k are permuted alike, so every dot product, "
-           "and every score, is unchanged. Hugging Face's Llama conversion script does this to "
-           "the rows of q_proj and k_proj (torch stores W transposed).")),
+        N_("In your code (interleaved) pair j is read from columns 2j and 2j + 1; in the checkpoint "
+           "(split halves) pair j is columns j and j + 4. W_Q[:, perm] puts old column perm[c] at "
+           "new column c: which old column must land at new column 1? At new column 2?"),
+        "np.argsort(np.concatenate([np.arange(0, 8, 2), np.arange(1, 8, 2)]))",
+        N_("New column 2j must hold the first feature of pair j, which the checkpoint keeps in "
+           "column j, and new column 2j + 1 the second, old column j + 4: perm = [0, 4, 1, 5, 2, "
+           "6, 3, 7], the inverse of section 4's pi (np.argsort inverts a permutation). q and k "
+           "are permuted alike, so every dot product, and every score, is unchanged. pi itself "
+           "is the order for the other direction, interleaved weights into split-halves code, "
+           "which Hugging Face's Llama conversion script applies to the rows of q_proj and "
+           "k_proj (torch stores W transposed).")),
     # --- 14 Sliding windows and attention sinks ---
     "14.window_mask": Question(
         N_("Start from ac.causal_mask(6): which keys does it leave to query i? Now also hide the "

@@ -61,8 +61,8 @@ def test_plot_extrapolation_one_line_per_scheme():
     acc = {s: np.linspace(1, 0, 64) for s in nb12.SCHEMES}
     fig = nb12.plot_extrapolation(acc, n_train=16, k=3)
     ax = fig.axes[0]
-    assert [line.get_label() for line in ax.lines[:3]] == list(nb12.SCHEMES)
-    assert len({line.get_linestyle() for line in ax.lines[:3]}) == 3  # told apart without colour
+    assert [line.get_label() for line in ax.lines[:4]] == list(nb12.SCHEMES)
+    assert len({line.get_linestyle() for line in ax.lines[:4]}) == 4  # told apart without colour
     assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
 
@@ -147,6 +147,10 @@ def test_check_rope_attention_recognises_each_mistake():
         "rope_theta_d": _rope_output(X, W_Q, W_K, W_V, slow, slow),
         "rope_missing": _rope_output(X, W_Q, W_K, W_V, ident, ident),
         "rope_query_only": _rope_output(X, W_Q, W_K, W_V, r, ident),
+        "rope_key_only": _rope_output(X, W_Q, W_K, W_V, ident, r),
+        "rope_on_embeddings": _rope_output(ac.rope(X), W_Q, W_K, W_V, ident, ident),
+        "mask_missing": ac.scaled_dot_product_attention(ac.rope(X @ W_Q), ac.rope(X @ W_K), X @ W_V)[0],
+        "no_scaling": ac.softmax(ac.rope(X @ W_Q) @ ac.rope(X @ W_K).T + ac.causal_mask(5)) @ (X @ W_V),
     }
     for key, answer in cases.items():
         v = nb12.check_rope_attention(answer, X, W_Q, W_K, W_V)
@@ -172,6 +176,9 @@ def test_check_rope_cached_query_recognises_each_mistake():
              "rope_cache_query_offset": out(ac.rope(q), ac.rope(k, [4])),
              "rope_cache_key_unrotated": out(ac.rope(q, [4]), k),
              "rope_wrong_layout": out(ac.rope(q, [4], interleaved=True), ac.rope(k, [4], interleaved=True))}
+    cases["cache_new_key_missing"] = ac.scaled_dot_product_attention(ac.rope(q, [4]), K_cache, V_cache)[0]
+    cases["rope_cache_rotated_twice"] = ac.scaled_dot_product_attention(
+        ac.rope(q, [4]), np.vstack([ac.rope(K_cache), ac.rope(k, [4])]), np.vstack([V_cache, v]))[0]
     for key, answer in cases.items():
         verdict = nb12.check_rope_cached_query(answer, q, k, v, K_cache, V_cache, t=4)
         assert (verdict.ok if key is None else verdict.mistake == key), (key, verdict.message)
@@ -184,6 +191,8 @@ def test_check_rope_cached_query_recognises_each_mistake():
     (2.0 ** (-8 * np.arange(0, 12) / 12), "alibi_slopes_from_zero"),
     (ac.alibi_slopes(12)[::-1], "alibi_slopes_reversed"),
     (-ac.alibi_slopes(12), "alibi_slope_sign"),
+    (np.sort(ac.alibi_slopes(12))[::-1], "alibi_slopes_sorted"),
+    (np.concatenate([ac.alibi_slopes(8), ac.alibi_slopes(16)[1::2][:4]]), "alibi_other_half"),
 ])
 def test_check_alibi_slopes_recognises_each_mistake(answer, key):
     v = nb12.check_alibi_slopes(answer, num_heads=12)
@@ -192,20 +201,20 @@ def test_check_alibi_slopes_recognises_each_mistake(answer, key):
 
 
 def test_check_layout_permutation():
-    right = [0, 2, 4, 6, 1, 3, 5, 7]
+    right = [0, 4, 1, 5, 2, 6, 3, 7]  # split halves -> interleaved, the inverse of pi
     assert nb12.check_layout_permutation(right, d=8).ok
     assert nb12.check_layout_permutation(np.array(right), d=8).ok
-    inverse = nb12.check_layout_permutation([0, 4, 1, 5, 2, 6, 3, 7], d=8)
+    inverse = nb12.check_layout_permutation([0, 2, 4, 6, 1, 3, 5, 7], d=8)  # pi itself
     assert inverse.mistake == "rope_inverse_permutation"
-    repeated = nb12.check_layout_permutation([0, 2, 4, 6, 1, 3, 5, 5], d=8)
+    repeated = nb12.check_layout_permutation([0, 4, 1, 5, 2, 6, 3, 3], d=8)
     assert repeated.status == checks.WRONG and "exactly once" in repeated.message
     assert nb12.check_layout_permutation(..., d=8).status == checks.UNANSWERED
-    # the order is what the notebook says it is: it turns interleaved scores into split-halves ones
+    # the order is what the question says: split-halves weights read by interleaved code
     rng = np.random.default_rng(0)
     X, W_Q, W_K = rng.normal(size=(6, 8)), rng.normal(size=(8, 8)), rng.normal(size=(8, 8))
-    S_inter = ac.rope(X @ W_Q, interleaved=True) @ ac.rope(X @ W_K, interleaved=True).T
-    S_split = ac.rope(X @ W_Q[:, right]) @ ac.rope(X @ W_K[:, right]).T
-    np.testing.assert_allclose(S_split, S_inter, atol=1e-12)
+    S_split = ac.rope(X @ W_Q) @ ac.rope(X @ W_K).T
+    S_inter = ac.rope(X @ W_Q[:, right], interleaved=True) @ ac.rope(X @ W_K[:, right], interleaved=True).T
+    np.testing.assert_allclose(S_inter, S_split, atol=1e-12)
 
 
 def test_every_mistake_of_notebook_12_is_registered():
@@ -213,7 +222,9 @@ def test_every_mistake_of_notebook_12_is_registered():
     assert ours == {"rope_wrong_layout", "rope_rotate_v", "rope_after_attention", "rope_theta_d",
                     "rope_missing", "rope_query_only", "rope_cache_offset", "rope_cache_query_offset",
                     "rope_cache_key_unrotated", "alibi_geometric_any_h", "alibi_slopes_from_zero",
-                    "alibi_slopes_reversed", "alibi_slope_sign", "rope_inverse_permutation"}
+                    "alibi_slopes_reversed", "alibi_slope_sign", "rope_inverse_permutation",
+                    "rope_key_only", "rope_on_embeddings", "rope_cache_rotated_twice",
+                    "alibi_slopes_sorted", "alibi_other_half"}
 
 
 # --- the position-aware language model of section 7 ------------------------------------------
@@ -285,9 +296,10 @@ def _code_cells():
 def test_notebook_stores_every_identity_as_checked():
     out = "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
     for line in ("position 0 is the identity: True", "norms unchanged (to 1e-12): True",
+                 "rope(q, 3), interleaved = q R_3^T: True",
                  "900 scores equal the relative form (to 1e-9): True",
                  "same weights at positions 0..5 and 4000..4005: True",
-                 "row 0 against key 0 identical: True",
+                 "every query against its own key identical: True",
                  "converted weights, split halves = interleaved scores: True",
                  "cached, one position at a time = full pass: True",
                  "the same curve from a query at position 0: True"):
