@@ -675,10 +675,6 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "13",
         N_("one layer only"),
         N_("every layer has its own keys and values, so its own cache: multiply by the layers.")),
-    "kv_cache_numbers_not_bytes": Mistake(
-        "13",
-        N_("numbers, not bytes"),
-        N_("you counted the numbers in the cache; each takes 2 bytes in float16.")),
     "gqa_fewer_scores": Mistake(
         "13",
         N_("sharing K/V heads computes fewer scores"),
