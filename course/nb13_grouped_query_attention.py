@@ -29,7 +29,7 @@ from course.checks import (
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # Okabe-Ito: one colour per key/value group, readable under colour-vision deficiency
@@ -73,6 +73,10 @@ MODELS = (
 LIVE_MODELS = tuple(m for m in MODELS if m.heads & (m.heads - 1) == 0)
 BYTES_PER_NUMBER = 2  # float16 / bfloat16, as these models are served
 GIB = 2 ** 30
+
+# The series labels the notebook gives plot_accuracy_vs_cache: marked here, translated where drawn.
+NOTEBOOK_TITLES = (N_("from scratch, 50 steps"), N_("from scratch, 150 steps"),
+                   N_("mean-pooled, right after"), N_("mean-pooled, +15 steps"))
 
 
 def _cache_bytes(model: ModelShape, h_kv: int, t: int) -> int:
@@ -211,7 +215,8 @@ class LiveCacheMemory(LiveFigure):
 def plot_accuracy_vs_cache(cache_bytes: dict, series: dict):
     """Held-out accuracy against cache bytes per token: one line per way of getting the model.
 
-    cache_bytes : {h_kv: bytes per token}; series : {label: {h_kv: accuracy}}.
+    cache_bytes : {h_kv: bytes per token}; series : {label: {h_kv: accuracy}}; each label is
+    shown translated when the catalog has it (NOTEBOOK_TITLES), else as given.
     """
     title = _("The small model: accuracy against the cache it needs (one seed)")
     fig, ax = fixed_subplots(1, 1, widths=5.6, heights=3.0, left=0.9, right=3.3, bottom=0.75,
@@ -220,7 +225,7 @@ def plot_accuracy_vs_cache(cache_bytes: dict, series: dict):
     for i, (label, accs) in enumerate(series.items()):
         ks = sorted(accs)
         ax.plot([cache_bytes[k] for k in ks], [accs[k] for k in ks], markers[i % 6] + "-",
-                color=GROUP_COLORS[i % len(GROUP_COLORS)], label=label, ms=7, lw=1.4)
+                color=GROUP_COLORS[i % len(GROUP_COLORS)], label=_(label), ms=7, lw=1.4)
     ticks = sorted(cache_bytes.values())
     ax.set_xscale("log", base=2)
     ax.set_xticks(ticks, [f"{b:,}\n(h_kv = {k})" for k, b in sorted(cache_bytes.items(),

@@ -125,12 +125,15 @@ def test_figures_and_checks_in_the_japanese_edition():
         warnings.simplefilter("error")  # a missing glyph (tofu) warns at draw time
         live = nb13.LiveCacheMemory()
         summary = live.update(h_kv=8, t=32768).splitlines()
+        names = {m.name for m in nb13.MODELS}
         figs = (nb13.plot_grouping(), nb13.plot_cache_memory(), live.fig,
-                nb13.plot_accuracy_vs_cache({4: 512, 2: 256, 1: 128}, {"a": {4: 1.0, 1: 0.5}}))
+                nb13.plot_accuracy_vs_cache({4: 512, 2: 256, 1: 128},
+                                            {"from scratch, 50 steps": {4: 1.0, 1: 0.5}}))
         for fig in figs:
             fig.canvas.draw()
             assert not figures.layout_problems(fig), figures.layout_problems(fig)
-            assert not texts_not_in_japanese(fig), texts_not_in_japanese(fig)
+            left = [t for t in texts_not_in_japanese(fig) if t not in names]  # names stay
+            assert not left, left
         tiled = nb13.check_cached_mask(ac.causal_mask(5)[:2], n=2, m=5)
         correct = nb13.check_fewer_scores(False)
     assert summary[0].startswith("Llama 2 7B: ")
