@@ -65,7 +65,8 @@ MODELS = (
                "arXiv:2310.06825"),
     ModelShape("Falcon 7B", 32, 71, 1, 64, 2048,
                "tiiuae/falcon-7b config.json (n_layer 32, n_head 71, hidden_size 4544, "
-               "multi_query true)"),
+               "multi_query true: one K/V head, as query_key_value's (71 + 2) * 64 = 4672 "
+               "outputs confirm)"),
     ModelShape("PaLM 540B", 118, 48, 1, 256, 2048,
                "Chowdhery et al. 2022, arXiv:2204.02311, Table 1 and section 2 (multi-query)"),
 )
