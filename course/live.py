@@ -194,6 +194,7 @@ CONTROL_TEXTS = (
     N_("keep a cat"), N_("pets in general"), N_("the stars"), N_("cost of a cat"),  # 01's readers
     N_("none"), N_("causal"), N_("padding"), N_("both"),  # 04's masks (nb04.MASK_KINDS)
     N_("window"),  # 14's slider
+    N_("tokens t"),  # 13's cache length
 )
 
 

@@ -746,6 +746,45 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
            "j from columns 2j and 2j + 1, so those must receive the checkpoint's columns j and "
            "j + d/2; your order sends them the other way (it is the order for converting "
            "interleaved weights to split halves).")),
+    # --- 13 Grouped-query and multi-query attention ---
+    "gqa_heads_tiled": Mistake(
+        "13",
+        N_("K/V heads repeated in the wrong order (r % h_kv)"),
+        N_("query head r reads K/V head r // (h / h_kv): the heads of one group are neighbours, "
+           "so np.repeat(K, h // h_kv, axis=-3) gives K/V heads 0, 0, 1, 1 for h = 4, h_kv = 2. "
+           "np.tile gives 0, 1, 0, 1 (head r % h_kv), which pairs query heads with another "
+           "group's keys: a model trained one way computes something else the other way.")),
+    "gqa_first_kv_head_only": Mistake(
+        "13",
+        N_("every query head reading K/V head 0"),
+        N_("that is multi-query attention with the first head's keys; with h_kv key/value heads "
+           "each group of h / h_kv query heads has its own.")),
+    "mask_top_left_with_cache": Mistake(
+        "13",
+        N_("the top-left causal mask with a cache (torch's is_causal=True for n != m)"),
+        N_("the n new queries are the LAST n of the m positions: query i sits at position "
+           "i + m - n and sees keys 0 .. i + m - n. The top-left mask lets query i see only keys "
+           "0 .. i, as if the new queries came first, and hides most of the cache from them. "
+           "ac.causal_mask(n, m) (torch: causal_lower_right) is aligned at the bottom right.")),
+    "kv_cache_query_heads": Mistake(
+        "13",
+        N_("counting the query heads h instead of the K/V heads h_kv"),
+        N_("the cache holds keys and values, and there are only h_kv of those heads; the queries "
+           "of the h heads are used once and never cached.")),
+    "kv_cache_keys_only": Mistake(
+        "13",
+        N_("keys only, no values"),
+        N_("the cache holds a key AND a value per position and K/V head: the factor 2.")),
+    "kv_cache_one_layer": Mistake(
+        "13",
+        N_("one layer only"),
+        N_("every layer has its own keys and values, so its own cache: multiply by the layers.")),
+    "gqa_fewer_scores": Mistake(
+        "13",
+        N_("sharing K/V heads computes fewer scores"),
+        N_("each of the h query heads still compares its n queries with all m keys, h * n * m "
+           "scores as in multi-head attention; sharing saves the K/V projections, the cache and "
+           "the memory traffic of reading it, not the score arithmetic.")),
     # --- 14 Sliding windows and attention sinks ---
     "window_off_by_one": Mistake(
         "14",

@@ -431,6 +431,42 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "is the order for the other direction, interleaved weights into split-halves code, "
            "which Hugging Face's Llama conversion script applies to the rows of q_proj and "
            "k_proj (torch stores W transposed).")),
+    "13.grouped_output": Question(
+        N_("h = 4 query heads share h_kv = 2 key/value heads, so each K/V head serves a group of "
+           "two neighbouring query heads. Make K and V as many heads as Q, in the order that "
+           "pairs query head r with K/V head r // 2, then attend as in one multi-head call."),
+        "ac.scaled_dot_product_attention(Q, np.repeat(K, 2, axis=0), np.repeat(V, 2, axis=0))[0]",
+        N_("np.repeat(K, 2, axis=0) repeats each K/V head in place: heads 0, 0, 1, 1, so query "
+           "heads 0 and 1 read K/V head 0 and heads 2 and 3 read K/V head 1, which is r // 2. "
+           "Then every head is ordinary scaled dot-product attention, divided by sqrt(d_k) = "
+           "sqrt(2), the width of one head. The output has shape (h, n, d_v) = (4, 3, 3) and "
+           "equals ac.grouped_query_attention(Q, K, V)[0]. np.tile(K, (2, 1, 1)) would give "
+           "0, 1, 0, 1: the wrong pairing.")),
+    "13.cached_mask": Question(
+        N_("The cache holds 3 positions and 2 new tokens arrive: the queries are at positions 3 "
+           "and 4, the keys at 0 .. 4. Which keys may the query at position 3 see?"),
+        "np.where(np.arange(5)[None, :] > np.arange(3, 5)[:, None], -np.inf, 0.0)",
+        N_("Row i is the query at position i + m - n = i + 3. It may see every key up to its own "
+           "position: row 0 blocks only key 4, row 1 blocks nothing. That is ac.causal_mask(2, 5), "
+           "the last two rows of the 5 x 5 causal mask. The top-left mask, the first two rows "
+           "(torch's is_causal=True with n != m), would hide keys 1 .. 4 from the first new "
+           "query.")),
+    "13.cache_bytes_per_token": Question(
+        N_("One token adds a key and a value in every layer, in each of the h_kv key/value heads, "
+           "d_k numbers each. Which of the given numbers is not part of it?"),
+        "2 * 32 * 8 * 128 * 2",
+        N_("2 (a key and a value) x 32 layers x h_kv = 8 K/V heads x d_k = 128 numbers x 2 bytes "
+           "= 131,072 bytes = 128 KiB per token. The h = 32 query heads do not enter: queries are "
+           "not cached. With h_kv = h = 32, as in Llama 2 7B, it would be four times as much.")),
+    "13.fewer_scores": Question(
+        N_("Count the score entries QK^T of one layer: how many query heads compute them, with "
+           "how many queries and keys each? Which of these numbers does h_kv change?"),
+        "False",
+        N_("Every query head r still computes its (n, m) scores against the keys of its group: "
+           "h * n * m entries, exactly as many as multi-head attention. Grouping shrinks W_K and "
+           "W_V, the keys and values computed, and above all the cache and the bytes read from it "
+           "at every generated token; when decoding is limited by memory traffic, as it usually "
+           "is, that is where the time goes.")),
     # --- 14 Sliding windows and attention sinks ---
     "14.window_mask": Question(
         N_("Start from ac.causal_mask(6): which keys does it leave to query i? Now also hide the "

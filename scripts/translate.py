@@ -56,7 +56,7 @@ EDITION = {
            "03_scaling_and_softmax_saturation", "04_masking", "05_multi_head_attention",
            "06_positional_encoding", "07_feed_forward_network", "08_transformer_block",
            "09_cost_of_attention", "10_learning_to_attend", "11_generating_and_kv_cache",
-           "12_rope_and_alibi", "14_sliding_window_attention"),
+           "12_rope_and_alibi", "13_grouped_query_attention", "14_sliding_window_attention"),
 }
 
 # Where the course modules mark texts with _() and N_() (course/i18n.py).

@@ -252,7 +252,7 @@ def test_course_style_shows_notebook_figures_in_one_draw_with_fast_compression()
 
 # --- the controls' texts in the course's language ------------------------------------------
 
-CONTROL_SYMBOLS = {"d_k", "n", "h", "pos", "d_model", "block_size", "W_K[2,2]", "m", "m - n",  # not translated
+CONTROL_SYMBOLS = {"d_k", "n", "h", "pos", "d_model", "block_size", "W_K[2,2]", "m", "m - n", "h_kv",  # not translated
                    "私", "は", "猫"}  # 02's tokens: the sentence itself, in every edition
 
 

@@ -31,6 +31,7 @@ from course import nb09_cost_of_attention as nb09
 from course import nb10_learning_to_attend as nb10
 from course import nb11_generating_and_kv_cache as nb11
 from course import nb12_rope_and_alibi as nb12
+from course import nb13_grouped_query_attention as nb13
 from course import nb14_sliding_window_attention as nb14
 
 rng = np.random.default_rng(21)
@@ -54,6 +55,7 @@ X_LN = np.array([[1.0, 2.0, 3.0, 6.0], [0.0, -1.0, 1.0, 0.0], [2.0, 2.0, 0.0, 0.
 x10, dp10 = np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 0.5]]), np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]])
 Q10, K10, V10, dO10 = _n(size=(3, 4)), _n(size=(3, 4)), _n(size=(3, 2)), _n(size=(3, 2))
 q11, Kold, Vold, knew, vnew = _n(size=(1, 4)), _n(size=(4, 4)), _n(size=(4, 3)), _n(size=(1, 4)), _n(size=(1, 3))
+Q13, K13, V13 = _n(size=(4, 3, 2)), _n(size=(2, 5, 2)), _n(size=(2, 5, 3))
 
 
 def _cached_output():
@@ -180,6 +182,15 @@ CASES = {
                               np.array([0, 4, 1, 5, 2, 6, 3, 7]),
                               [np.arange(8), [0, 2, 4, 6, 1, 3, 5, 7], [4, 0, 5, 1, 6, 2, 7, 3],
                                [0, 4, 1, 5, 2, 6, 3, 3]], [], ["0, 4, 1, 5", "[0 4 1 5"]),
+    "13.grouped_output": (lambda a: nb13.check_grouped_output(a, Q13, K13, V13),
+                          ac.grouped_query_attention(Q13, K13, V13)[0], [], [], []),
+    "13.cached_mask": (lambda a: nb13.check_cached_mask(a, n=2, m=5), ac.causal_mask(2, 5),
+                       [np.zeros((2, 5)), ac.causal_mask(2), ac.causal_mask(5)], [], []),
+    "13.cache_bytes_per_token": (lambda a: nb13.check_cache_bytes_per_token(
+        a, layers=32, h=32, h_kv=8, d_k=128, bytes_per_number=2), 2 * 32 * 8 * 128 * 2,
+        [131072 // 2, 131072 * 4, 131072 // 32, 131072 * 8, 0], [], []),
+    "13.fewer_scores": (nb13.check_fewer_scores, False, [True, np.True_, 1, "False"], [],
+                        ["Correct: False", "正解: False"]),
     "14.window_mask": (lambda a: nb14.check_window_mask(a, n=6, window=3), ac.sliding_window_mask(6, 3),
                        [ac.sliding_window_mask(6, 4), ac.sliding_window_mask(6, 2), ac.causal_mask(6)],
                        [], []),
@@ -203,7 +214,7 @@ if CASES["10.attention_dQ"][1] is None:
     c = CASES["10.attention_dQ"]
     CASES["10.attention_dQ"] = (c[0], _dq_expected(), *c[2:])
 
-COMPANIONS = (checks, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11, nb12, nb14)
+COMPANIONS = (checks, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10, nb11, nb12, nb13, nb14)
 
 
 def test_every_question_has_a_case():

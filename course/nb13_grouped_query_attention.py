@@ -1,0 +1,322 @@
+"""Notebook 13, Grouped-query and multi-query attention: its figures, live figure and self-checks.
+
+The lesson itself (the grouped heads, the equivalences, the counts, the mask with a cache, the
+experiment) is in notebooks/13_grouped_query_attention.ipynb; this module holds what a learner
+may skip (the published model shapes, drawing, widget wiring, the checks' diagnoses). Its tests
+are in tests/test_nb13_grouped_query_attention.py.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import NullFormatter
+
+import attention_core as ac
+from course.checks import (
+    CORRECT,
+    MISTAKE,
+    WRONG,
+    Verdict,
+    check_value,
+    is_unanswered,
+    named,
+    sentence,
+    unanswered,
+)
+from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course import figures
+from course.figures import SMALL, fixed_subplots
+from course.i18n import N_, _
+from course.live import LiveFigure
+
+# Okabe-Ito: one colour per key/value group, readable under colour-vision deficiency
+GROUP_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+                "#000000")
+
+
+class ModelShape(NamedTuple):
+    """The attention shape of a published model: what its KV cache holds per token."""
+
+    name: str
+    layers: int      # decoder layers, each with its own cache
+    heads: int       # query heads h
+    kv_heads: int    # key/value heads h_kv (h: multi-head, 1: multi-query)
+    head_width: int  # d_k = d_v of each head
+    context: int     # the longest context of its configuration (max_position_embeddings)
+    source: str      # where the numbers come from
+
+
+# From each model's published configuration (the config.json of its Hugging Face repository:
+# num_hidden_layers, num_attention_heads, num_key_value_heads, hidden_size / num_attention_heads,
+# max_position_embeddings) or, for PaLM, its paper. Head width = hidden size / heads for all but
+# PaLM, whose paper gives it.
+MODELS = (
+    ModelShape("Llama 2 7B", 32, 32, 32, 128, 4096,
+               "meta-llama/Llama-2-7b-hf config.json; Touvron et al. 2023, arXiv:2307.09288"),
+    ModelShape("Llama 2 70B", 80, 64, 8, 128, 4096,
+               "meta-llama/Llama-2-70b-hf config.json; Touvron et al. 2023 (GQA in 34B, 70B)"),
+    ModelShape("Llama 3 8B", 32, 32, 8, 128, 8192, "meta-llama/Meta-Llama-3-8B config.json"),
+    ModelShape("Llama 3 70B", 80, 64, 8, 128, 8192, "meta-llama/Meta-Llama-3-70B config.json"),
+    ModelShape("Mistral 7B", 32, 32, 8, 128, 32768,
+               "mistralai/Mistral-7B-v0.1 config.json (sliding_window 4096); Jiang et al. 2023, "
+               "arXiv:2310.06825"),
+    ModelShape("Falcon 7B", 32, 71, 1, 64, 2048,
+               "tiiuae/falcon-7b config.json (n_layer 32, n_head 71, hidden_size 4544, "
+               "multi_query true: one K/V head, as query_key_value's (71 + 2) * 64 = 4672 "
+               "outputs confirm)"),
+    ModelShape("PaLM 540B", 118, 48, 1, 256, 2048,
+               "Chowdhery et al. 2022, arXiv:2204.02311, Table 1 and section 2 (multi-query)"),
+)
+# the models whose h is a power of two: the live figure's h_kv = 1, 2, 4, ..., h fits each of them
+LIVE_MODELS = tuple(m for m in MODELS if m.heads & (m.heads - 1) == 0)
+BYTES_PER_NUMBER = 2  # float16 / bfloat16, as these models are served
+GIB = 2 ** 30
+
+# The series labels the notebook gives plot_accuracy_vs_cache: marked here, translated where drawn.
+NOTEBOOK_TITLES = (N_("from scratch, 50 steps"), N_("from scratch, 150 steps"),
+                   N_("mean-pooled, right after"), N_("mean-pooled, +15 steps"))
+
+
+def _cache_bytes(model: ModelShape, h_kv: int, t: int) -> int:
+    """Keys and values of every layer: 2 * layers * h_kv * t * d_k numbers of 2 bytes."""
+    return 2 * model.layers * h_kv * t * model.head_width * BYTES_PER_NUMBER
+
+
+# --- figures and live figure ----------------------------------------------------
+
+
+def plot_grouping(h: int = 8, kv_heads=(8, 2, 1)):
+    """The idea: h query heads (top) and the key/value heads they read (bottom), one panel per h_kv."""
+    title = _("Query heads share key/value heads: query head r reads K/V head r // (h / h_kv)")
+    fig, axes = fixed_subplots(1, len(kv_heads), widths=3.3, heights=1.9, left=0.2, right=0.2,
+                               bottom=0.55, top=0.95, wgap=0.3, squeeze=False,
+                               min_width=figures.text_width(title) + 0.3)
+    names = {h: _("multi-head (MHA)"), 1: _("multi-query (MQA)")}
+    for ax, h_kv in zip(axes[0], kv_heads, strict=True):
+        g = h // h_kv  # query heads per group
+        kv_x = [k * g + (g - 1) / 2 for k in range(h_kv)]  # each K/V head under its group
+        for r in range(h):
+            color = GROUP_COLORS[(r // g) % len(GROUP_COLORS)]
+            ax.plot([r, kv_x[r // g]], [1, 0], color=color, lw=1.5, zorder=1)
+            ax.add_patch(Rectangle((r - 0.35, 0.92), 0.7, 0.16, color=color, zorder=2))
+        for k, x in enumerate(kv_x):
+            ax.add_patch(Rectangle((x - 0.45, -0.1), 0.9, 0.2, color=GROUP_COLORS[k % 8], zorder=2,
+                                   ec="k", lw=0.8))
+        ax.text(-0.6, 1.2, _("query heads (h = {h})").format(h=h), fontsize=SMALL, va="bottom")
+        ax.text(-0.6, -0.2, _("K/V heads (h_kv = {h_kv})").format(h_kv=h_kv), fontsize=SMALL,
+                va="top")
+        ax.set_xlim(-0.7, h - 0.3)
+        ax.set_ylim(-0.55, 1.45)
+        ax.set_axis_off()
+        ax.set_title(names.get(h_kv, _("grouped-query (GQA)")) + "\n"
+                     + _("cache per token: 2 x {h_kv} x d_k").format(h_kv=h_kv), fontsize=SMALL)
+    figures.suptitle(fig, title)
+    return fig
+
+
+def plot_cache_memory(models=MODELS, ts=None):
+    """Published shapes: cache per token, MHA against the published h_kv (left), and per sequence
+    against the context length t (right), 2 bytes per number."""
+    ts = 2 ** np.arange(9, 18) if ts is None else np.asarray(ts)
+    title = _("The KV cache of published models (float16): what sharing K/V heads saves")
+    fig, (ax_b, ax_t) = fixed_subplots(1, 2, widths=(3.6, 4.4), heights=3.2, left=1.45,
+                                       right=0.2, bottom=0.75, top=0.75, wgap=1.05,
+                                       min_width=figures.text_width(title) + 0.3)
+    y = np.arange(len(models))[::-1]
+    mha = [_cache_bytes(m, m.heads, 1) / 2 ** 10 for m in models]
+    pub = [_cache_bytes(m, m.kv_heads, 1) / 2 ** 10 for m in models]
+    ax_b.barh(y + 0.2, mha, height=0.38, color="0.75", label=_("if h_kv = h (MHA)"))
+    ax_b.barh(y - 0.2, pub, height=0.38, color="tab:blue", label=_("published h_kv"))
+    ax_b.set_yticks(y, [f"{m.name}\n(h {m.heads}, h_kv {m.kv_heads})" for m in models],
+                    fontsize=SMALL)
+    ax_b.set_xscale("log")
+    ax_b.set_xlim(4, 3e4)
+    ax_b.set_xlabel(_("KiB per token, all layers"))
+    ax_b.legend(fontsize=SMALL, loc="lower left", bbox_to_anchor=(-0.02, 1.0), ncol=2,
+                frameon=False)  # above the panel: the bars fill it
+    ax_b.grid(alpha=0.3, axis="x")
+    styles = ("-", "--", "-.", ":")
+    for i, m in enumerate(models):
+        color = GROUP_COLORS[i % len(GROUP_COLORS)]
+        ax_t.plot(ts, [_cache_bytes(m, m.kv_heads, t) / GIB for t in ts], styles[i % 4],
+                  color=color, label=m.name, lw=1.6)
+        ax_t.plot([m.context], [_cache_bytes(m, m.kv_heads, m.context) / GIB], "o", color=color,
+                  ms=5)
+    ax_t.set_xscale("log", base=2)
+    ax_t.set_yscale("log")
+    ax_t.yaxis.set_minor_formatter(NullFormatter())
+    ax_t.set_xlabel(_("tokens in the cache, t"))
+    ax_t.set_ylabel(_("GiB per sequence"))
+    ax_t.set_title(_("one sequence, published h_kv (dot: its context)"))
+    ax_t.legend(fontsize=SMALL, loc="upper left", ncol=2)
+    ax_t.grid(alpha=0.3, which="major")
+    figures.suptitle(fig, title)
+    return fig
+
+
+class LiveCacheMemory(LiveFigure):
+    """Sliders h_kv and t: the cache of one sequence for each published shape (h_kv capped at h)."""
+
+    layout = None  # fixed_subplots in setup()
+
+    def __init__(self, models=LIVE_MODELS):
+        self.models = tuple(models)
+        super().__init__()
+
+    def setup(self) -> None:
+        _fig, ax = fixed_subplots(1, 1, widths=6.6, heights=2.9, left=1.45, right=0.25,
+                                  bottom=0.75, top=0.5, fig=self.fig)
+        y = np.arange(len(self.models))[::-1]
+        self.bars = ax.barh(y, np.ones(len(y)), left=1e-3, height=0.5, color="tab:blue",
+                            label=_("h_kv of the slider"), zorder=3)
+        self.published, = ax.plot(np.ones(len(y)), y, "D", color="k", ms=7, zorder=4,
+                                  label=_("published h_kv"))
+        self.mha, = ax.plot(np.ones(len(y)), y, "o", mfc="none", mec="tab:red", ms=9, mew=1.5,
+                            zorder=4, label=_("h_kv = h (MHA)"))
+        ax.set_yticks(y, [f"{m.name}\n(h {m.heads}, h_kv {m.kv_heads})" for m in self.models],
+                      fontsize=SMALL)
+        ax.set_xscale("log")
+        ax.set_xlim(1e-3, 2e3)
+        ax.set_ylim(-0.7, len(y) - 0.3)
+        ax.set_xlabel(_("GiB per sequence (float16, all layers, keys and values)"))
+        ax.legend(fontsize=SMALL, loc="lower right")
+        ax.grid(alpha=0.3, axis="x")
+        self.title = ax.set_title(  # as wide as update()'s: the layout is computed once
+            _("h_kv = {h_kv} (capped at each model's h), t = {t} tokens").format(
+                h_kv="00", t="000,000"), fontsize=SMALL)
+        self.blit([*self.bars, self.published, self.mha, self.title])
+
+    def update(self, h_kv: int = 8, t: int = 4096) -> str:
+        h_kv, t = int(h_kv), int(t)
+        if h_kv < 1 or h_kv & (h_kv - 1):
+            raise ValueError(f"h_kv must be a power of two >= 1, got {h_kv!r}")
+        if t < 1:
+            raise ValueError(f"t must be >= 1, got {t!r}")
+        lines = []
+        for bar, m in zip(self.bars, self.models, strict=True):
+            k = min(h_kv, m.heads)
+            bar.set_width(_cache_bytes(m, k, t) / GIB - 1e-3)
+            lines.append(_("{name}: h_kv = {k} of h = {h}: {per_token:.3f} MiB per token, "
+                           "{total:.2f} GiB at t = {t} (published h_kv = {pub}: {pub_total:.2f} "
+                           "GiB; MHA: {mha_total:.2f} GiB)").format(
+                name=m.name, k=k, h=m.heads, per_token=_cache_bytes(m, k, 1) / 2 ** 20,
+                total=_cache_bytes(m, k, t) / GIB, t=f"{t:,}", pub=m.kv_heads,
+                pub_total=_cache_bytes(m, m.kv_heads, t) / GIB,
+                mha_total=_cache_bytes(m, m.heads, t) / GIB))
+        self.published.set_xdata([_cache_bytes(m, m.kv_heads, t) / GIB for m in self.models])
+        self.mha.set_xdata([_cache_bytes(m, m.heads, t) / GIB for m in self.models])
+        self.title.set_text(_("h_kv = {h_kv} (capped at each model's h), t = {t} tokens").format(
+            h_kv=h_kv, t=f"{t:,}"))
+        return "\n".join(lines)
+
+
+def plot_accuracy_vs_cache(cache_bytes: dict, series: dict):
+    """Held-out accuracy against cache bytes per token: one line per way of getting the model.
+
+    cache_bytes : {h_kv: bytes per token}; series : {label: {h_kv: accuracy}}; each label is
+    shown translated when the catalog has it (NOTEBOOK_TITLES), else as given.
+    """
+    title = _("The small model: accuracy against the cache it needs (one seed)")
+    fig, ax = fixed_subplots(1, 1, widths=5.6, heights=3.0, left=0.9, right=3.3, bottom=0.75,
+                             top=0.5, min_width=figures.text_width(title) + 0.3)
+    markers = ("o", "s", "^", "v", "D", "P")
+    for i, (label, accs) in enumerate(series.items()):
+        ks = sorted(accs)
+        ax.plot([cache_bytes[k] for k in ks], [accs[k] for k in ks], markers[i % 6] + "-",
+                color=GROUP_COLORS[i % len(GROUP_COLORS)], label=_(label), ms=7, lw=1.4)
+    ticks = sorted(cache_bytes.values())
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks, [f"{b:,}\n(h_kv = {k})" for k, b in sorted(cache_bytes.items(),
+                                                                      key=lambda kv: kv[1])])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(ticks[0] / 1.3, ticks[-1] * 1.3)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(_("cache bytes per token (float64, one layer)"))
+    ax.set_ylabel(_("held-out accuracy"))
+    ax.legend(fontsize=SMALL, loc="upper left", bbox_to_anchor=(1.03, 1.0))
+    ax.grid(alpha=0.3)
+    figures.suptitle(fig, title)
+    return fig
+
+
+# --- self-checks --------------------------------------------------------------
+
+def check_grouped_output(answer, Q, K, V) -> Verdict:
+    """Check grouped-query attention: query head r reads K/V head r // (h / h_kv)."""
+    Q, K, V = (np.asarray(a, dtype=float) for a in (Q, K, V))
+    h, h_kv, d_k = Q.shape[-3], K.shape[-3], Q.shape[-1]
+    g = h // h_kv
+    right = ac.grouped_query_attention(Q, K, V)[0]  # (h, n, d_v); not "_": the translation
+    K_rep, V_rep = np.repeat(K, g, axis=-3), np.repeat(V, g, axis=-3)  # heads 0, 0, 1, 1
+    K_tile, V_tile = np.tile(K, (g, 1, 1)), np.tile(V, (g, 1, 1))  # heads 0, 1, 0, 1: r % h_kv
+    S = Q @ np.swapaxes(K_rep, -1, -2)  # (h, n, m)
+    mistakes = {
+        "gqa_heads_tiled": ac.scaled_dot_product_attention(Q, K_tile, V_tile)[0],
+        "mha_scaled_by_d_model": ac.softmax(S / np.sqrt(h * d_k)) @ V_rep,
+        "no_scaling": ac.softmax(S) @ V_rep,
+        "gqa_first_kv_head_only": ac.scaled_dot_product_attention(
+            Q, np.repeat(K[:1], h, axis=-3), np.repeat(V[:1], h, axis=-3))[0],
+    }
+    context = {"scale": "sqrt(d_model)", "d_k": d_k, "d_model": h * d_k}
+    return check_value(answer, right, _("grouped-query output"), mistakes, context=context)
+
+
+def check_cached_mask(answer, n: int, m: int) -> Verdict:
+    """Check the causal mask of n new queries over m keys (m - n cached): causal_mask(n, m)."""
+    right = ac.causal_mask(n, m)  # (n, m)
+    blocked = ~np.isfinite(right)
+    mistakes = {
+        "mask_top_left_with_cache": ac.causal_mask(m)[:n],  # torch's is_causal=True for n != m
+        "mask_hides_diagonal": np.where(np.arange(m)[None, :] >= np.arange(m - n, m)[:, None],
+                                        -np.inf, 0.0),
+        "mask_multiplicative": (~blocked).astype(float),
+        "mask_boolean_blocked": blocked.astype(float),
+    }
+    if is_unanswered(answer):
+        return unanswered(_("mask of the new queries, shape (n, m)"))
+    if np.shape(answer) == (n, n) and n != m:
+        return Verdict(WRONG, _("Not quite: your mask is ({n}, {n}), one column per query. With a "
+                                "cache the new queries see the cached keys too: one column per "
+                                "key in the cache, the new ones included.").format(n=n))
+    return check_value(answer, right, _("mask of the new queries"), mistakes)
+
+
+def check_cache_bytes_per_token(answer, layers: int, h: int, h_kv: int, d_k: int,
+                                bytes_per_number: int) -> Verdict:
+    """Check the KV cache per token: 2 * layers * h_kv * d_k * bytes (keys and values)."""
+    right = 2 * layers * h_kv * d_k * bytes_per_number
+    if not is_unanswered(answer) and (isinstance(answer, str) or np.ndim(answer) != 0):
+        return Verdict(WRONG, _("Give the number of bytes as a single number, got "
+                                "{answer!r}.").format(answer=answer))
+    mistakes = {"kv_cache_query_heads": 2 * layers * h * d_k * bytes_per_number,
+                "kv_cache_keys_only": layers * h_kv * d_k * bytes_per_number,
+                "kv_cache_one_layer": 2 * h_kv * d_k * bytes_per_number}
+    v = check_value(answer, right, _("cache bytes per token"), mistakes, atol=0.5)
+    if v.status == WRONG and not is_unanswered(answer):
+        got = float(answer)  # what is off, never the expected count itself
+        side = _("too large") if got > right else _("too small")
+        return Verdict(WRONG, _("Not quite: your count {got} is {side}. Multiply what one token "
+                                "adds to the cache: keys and values, in every layer, in each K/V "
+                                "head, d_k numbers of {b} bytes.").format(
+            got=f"{got:,.0f}", side=side, b=bytes_per_number))
+    return v
+
+
+def check_fewer_scores(answer) -> Verdict:
+    """True or False: with h_kv < h the attention computes fewer query-key scores (False)."""
+    if is_unanswered(answer):
+        return unanswered(_("True or False"))
+    if not isinstance(answer, (bool, np.bool_)):
+        return Verdict(WRONG, _("Answer with True or False (no quotes), got {answer!r}.").format(
+            answer=answer))
+    if not bool(answer):
+        return Verdict(CORRECT, _(
+            "Correct: False. Every one of the h query heads still compares its queries with all m "
+            "keys: h * n * m scores, as many as multi-head attention. What shrinks is what is "
+            "stored and read: the K/V projections and the cache, by h / h_kv."))
+    label, why = named("gqa_fewer_scores")
+    return Verdict(MISTAKE, _('Not quite: this is the classic mistake "{label}". {why}').format(
+        label=label, why=sentence(why)), "gqa_fewer_scores")
