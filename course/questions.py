@@ -336,7 +336,7 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "parameter's step to about lr. 3e-8 (= 10 * lr * g) is what plain gradient descent "
            "would do. The stuck row of section 7 is stuck for another reason: W_Q and W_K are "
            "shared, so their steps follow the rows that do have gradient, and the gradient "
-           "towards the right key is 1e-70 against theirs.")),
+           "towards the right key is 1e-91 against theirs.")),
     # --- 11 Generating, and the KV cache ---
     "11.cache_shape": Question(
         N_("Every head keeps its own keys, one row per position that has gone through the model "

@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -26,6 +28,20 @@ def test_the_blas_reads_the_thread_count_we_set():
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **ONE_THREAD},
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "1"
+
+
+def test_the_blas_uses_the_kernels_the_outputs_were_computed_with():
+    """On x86-64, OpenBLAS's Haswell kernels whatever the CPU (dev.DETERMINISTIC_ENV): with the
+    kernels it would pick itself (SkylakeX on an Intel Xeon), notebook 10 prints other numbers."""
+    import platform
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("OPENBLAS_CORETYPE=Haswell applies to x86-64 only")
+    code = ("import numpy, threadpoolctl; "
+            "print({p.get('architecture') for p in threadpoolctl.threadpool_info()})")
+    out = subprocess.run([sys.executable, "-c", code], env=os.environ.copy(), capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == "{'Haswell'}"
 
 
 def test_stored_outputs_hold_with_one_blas_thread():
