@@ -50,7 +50,7 @@ def test_plot_alibi_weights_fall_with_distance_at_each_heads_rate():
     fig = nb12.plot_alibi(num_heads=8, n=12, heads=(0, 3, 7))
     np.testing.assert_allclose(fig.axes[0].lines[0].get_ydata(), ac.alibi_slopes(8))
     s = ac.alibi_slopes(8)
-    for line, r in zip(fig.axes[1].lines, (0, 3, 7)):
+    for line, r in zip(fig.axes[1].lines, (0, 3, 7), strict=True):
         w = line.get_ydata()
         assert w.sum() == pytest.approx(1.0)
         np.testing.assert_allclose(w[1:] / w[:-1], np.exp(s[r]))  # e^(-s_r (i - j)), one step closer
