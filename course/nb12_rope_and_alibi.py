@@ -19,10 +19,13 @@ from course.checks import CORRECT, WRONG, Verdict, as_float, check_value, is_una
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course import figures
 from course.figures import SMALL, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # One colour and one line style per scheme, so that the lines differ without colour too
+# The legend's names: the schemes' code names, translated where they are words
+SCHEME_LABELS = {"sinusoidal": N_("sinusoidal"), "rope": "RoPE", "alibi": "ALiBi",
+                 "none": N_("no position")}
 SCHEME_STYLES = {"sinusoidal": ("tab:orange", "--", "o"), "rope": ("tab:blue", "-", "s"),
                  "alibi": ("tab:green", ":", "^"), "none": ("tab:grey", "-.", "x")}
 
@@ -237,7 +240,8 @@ def plot_extrapolation(accuracy: dict, n_train: int, k: int):
             fontsize=SMALL, color="dimgrey")
     for scheme, acc in accuracy.items():
         color, ls, marker = SCHEME_STYLES[scheme]
-        ax.plot(np.arange(n), acc, color=color, ls=ls, marker=marker, ms=3, markevery=4, label=scheme)
+        ax.plot(np.arange(n), acc, color=color, ls=ls, marker=marker, ms=3, markevery=4,
+                label=_(SCHEME_LABELS[scheme]))
     ax.axhline(1 / 16, color="grey", lw=0.8, ls="--")
     ax.text(0, 1 / 16 + 0.02, _("chance (1/16)"), ha="left", va="bottom", fontsize=SMALL,
             color="dimgrey")  # inside the trained span, where no line comes down this far
