@@ -779,6 +779,14 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "13",
         N_("one layer only"),
         N_("every layer has its own keys and values, so its own cache: multiply by the layers.")),
+    "kv_cache_in_kib": Mistake(
+        "13",
+        N_("kibibytes instead of bytes"),
+        N_("that is the count in KiB (bytes / 1,024); the question asks for bytes.")),
+    "kv_cache_in_bits": Mistake(
+        "13",
+        N_("bits instead of bytes"),
+        N_("that is the count in bits (8 per byte); the question asks for bytes.")),
     "gqa_fewer_scores": Mistake(
         "13",
         N_("sharing K/V heads computes fewer scores"),

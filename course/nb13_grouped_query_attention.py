@@ -257,6 +257,7 @@ def check_grouped_output(answer, Q, K, V) -> Verdict:
         "gqa_heads_tiled": ac.scaled_dot_product_attention(Q, K_tile, V_tile)[0],
         "mha_scaled_by_d_model": ac.softmax(S / np.sqrt(h * d_k)) @ V_rep,
         "no_scaling": ac.softmax(S) @ V_rep,
+        "divide_by_d_k": ac.softmax(S / d_k) @ V_rep,
         "gqa_first_kv_head_only": ac.scaled_dot_product_attention(
             Q, np.repeat(K[:1], h, axis=-3), np.repeat(V[:1], h, axis=-3))[0],
     }
@@ -274,6 +275,8 @@ def check_cached_mask(answer, n: int, m: int) -> Verdict:
                                         -np.inf, 0.0),
         "mask_multiplicative": (~blocked).astype(float),
         "mask_boolean_blocked": blocked.astype(float),
+        "mask_large_negative": np.where(blocked, -1e9, 0.0),  # the right keys, a finite fill
+        "mask_finfo_min": np.where(blocked, np.finfo(float).min, 0.0),
     }
     if is_unanswered(answer):
         return unanswered(_("mask of the new queries, shape (n, m)"))
@@ -281,7 +284,16 @@ def check_cached_mask(answer, n: int, m: int) -> Verdict:
         return Verdict(WRONG, _("Not quite: your mask is ({n}, {n}), one column per query. With a "
                                 "cache the new queries see the cached keys too: one column per "
                                 "key in the cache, the new ones included.").format(n=n))
-    return check_value(answer, right, _("mask of the new queries"), mistakes)
+    verdict = check_value(answer, right, _("mask of the new queries"), mistakes)
+    if verdict.mistake in FINITE_FILLS:  # the right keys and the same weights: another convention
+        label, why = named(verdict.mistake)
+        return Verdict(MISTAKE, _("Same weights, another convention: you wrote {label}. {why}")
+                       .format(label=label, why=sentence(why)), verdict.mistake)
+    return verdict
+
+
+# finite stand-ins for -inf (notebook 04, section 8): their verdict does not call them a bug
+FINITE_FILLS = ("mask_large_negative", "mask_finfo_min")
 
 
 def check_cache_bytes_per_token(answer, layers: int, h: int, h_kv: int, d_k: int,
@@ -293,7 +305,9 @@ def check_cache_bytes_per_token(answer, layers: int, h: int, h_kv: int, d_k: int
                                 "{answer!r}.").format(answer=answer))
     mistakes = {"kv_cache_query_heads": 2 * layers * h * d_k * bytes_per_number,
                 "kv_cache_keys_only": layers * h_kv * d_k * bytes_per_number,
-                "kv_cache_one_layer": 2 * h_kv * d_k * bytes_per_number}
+                "kv_cache_one_layer": 2 * h_kv * d_k * bytes_per_number,
+                "kv_cache_in_kib": right / 2 ** 10,
+                "kv_cache_in_bits": right * 8}
     v = check_value(answer, right, _("cache bytes per token"), mistakes, atol=0.5)
     if v.status == WRONG and not is_unanswered(answer):
         got = float(answer)  # what is off, never the expected count itself
@@ -301,7 +315,7 @@ def check_cache_bytes_per_token(answer, layers: int, h: int, h_kv: int, d_k: int
         return Verdict(WRONG, _("Not quite: your count {got} is {side}. Multiply what one token "
                                 "adds to the cache: keys and values, in every layer, in each K/V "
                                 "head, d_k numbers of {b} bytes.").format(
-            got=f"{got:,.0f}", side=side, b=bytes_per_number))
+            got=f"{got:,g}", side=side, b=bytes_per_number))
     return v
 
 

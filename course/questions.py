@@ -443,21 +443,21 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "equals ac.grouped_query_attention(Q, K, V)[0]. np.tile(K, (2, 1, 1)) would give "
            "0, 1, 0, 1: the wrong pairing.")),
     "13.cached_mask": Question(
-        N_("The cache holds 3 positions and 2 new tokens arrive: the queries are at positions 3 "
-           "and 4, the keys at 0 .. 4. Which keys may the query at position 3 see?"),
-        "np.where(np.arange(5)[None, :] > np.arange(3, 5)[:, None], -np.inf, 0.0)",
-        N_("Row i is the query at position i + m - n = i + 3. It may see every key up to its own "
-           "position: row 0 blocks only key 4, row 1 blocks nothing. That is ac.causal_mask(2, 5), "
-           "the last two rows of the 5 x 5 causal mask. The top-left mask, the first two rows "
-           "(torch's is_causal=True with n != m), would hide keys 1 .. 4 from the first new "
-           "query.")),
+        N_("The cache holds 4 positions and 3 new tokens arrive: the queries are at positions 4, "
+           "5 and 6, the keys at 0 .. 6. Which keys may the query at position 4 see?"),
+        "np.where(np.arange(7)[None, :] > np.arange(4, 7)[:, None], -np.inf, 0.0)",
+        N_("Row i is the query at position i + m - n = i + 4. It may see every key up to its own "
+           "position: row 0 blocks keys 5 and 6, row 1 blocks key 6, row 2 blocks nothing. That "
+           "is ac.causal_mask(3, 7), the last three rows of the 7 x 7 causal mask. The top-left "
+           "mask, the first three rows (torch's is_causal=True with n != m), would hide keys "
+           "1 .. 6 from the first new query.")),
     "13.cache_bytes_per_token": Question(
         N_("One token adds a key and a value in every layer, in each of the h_kv key/value heads, "
            "d_k numbers each. Which of the given numbers is not part of it?"),
-        "2 * 32 * 8 * 128 * 2",
-        N_("2 (a key and a value) x 32 layers x h_kv = 8 K/V heads x d_k = 128 numbers x 2 bytes "
-           "= 131,072 bytes = 128 KiB per token. The h = 32 query heads do not enter: queries are "
-           "not cached. With h_kv = h = 32, as in Llama 2 7B, it would be four times as much.")),
+        "2 * 28 * 4 * 128 * 2",
+        N_("2 (a key and a value) x 28 layers x h_kv = 4 K/V heads x d_k = 128 numbers x 2 bytes "
+           "= 57,344 bytes = 56 KiB per token. The h = 28 query heads do not enter: queries are "
+           "not cached. With h_kv = h = 28 it would be seven times as much.")),
     "13.fewer_scores": Question(
         N_("Count the score entries QK^T of one layer: how many query heads compute them, with "
            "how many queries and keys each? Which of these numbers does h_kv change?"),

@@ -162,6 +162,7 @@ def test_check_grouped_output_recognises_each_mistake(qkv):
                                                            np.tile(V, (2, 1, 1)))[0],
         "mha_scaled_by_d_model": ac.softmax(Q @ K_rep.swapaxes(-1, -2) / np.sqrt(4 * 2)) @ V_rep,
         "no_scaling": ac.softmax(Q @ K_rep.swapaxes(-1, -2)) @ V_rep,
+        "divide_by_d_k": ac.softmax(Q @ K_rep.swapaxes(-1, -2) / 2) @ V_rep,
         "gqa_first_kv_head_only": ac.scaled_dot_product_attention(
             Q, np.repeat(K[:1], 4, axis=0), np.repeat(V[:1], 4, axis=0))[0],
     }
@@ -174,37 +175,49 @@ def test_check_grouped_output_recognises_each_mistake(qkv):
 
 
 def test_check_cached_mask_recognises_each_mistake():
-    right = ac.causal_mask(2, 5)
-    assert right.tolist() == [[0, 0, 0, 0, -np.inf], [0, 0, 0, 0, 0]]
+    right = ac.causal_mask(3, 7)  # the notebook's question: 4 cached positions, 3 new
+    inf = np.inf
+    assert right.tolist() == [[0, 0, 0, 0, 0, -inf, -inf], [0, 0, 0, 0, 0, 0, -inf], [0] * 7]
     blocked = ~np.isfinite(right)
     variants = {
         None: right,
-        "mask_top_left_with_cache": ac.causal_mask(5)[:2],
-        "mask_hides_diagonal": np.array([[0, 0, 0, -np.inf, -np.inf], [0, 0, 0, 0, -np.inf]]),
+        "mask_top_left_with_cache": ac.causal_mask(7)[:3],
+        "mask_hides_diagonal": np.array([[0, 0, 0, 0, -inf, -inf, -inf],
+                                         [0, 0, 0, 0, 0, -inf, -inf], [0, 0, 0, 0, 0, 0, -inf]]),
         "mask_multiplicative": (~blocked).astype(float),
         "mask_boolean_blocked": blocked.astype(float),
+        "mask_large_negative": np.where(blocked, -1e9, 0.0),
+        "mask_finfo_min": np.where(blocked, np.finfo(float).min, 0.0),
     }
     for key, answer in variants.items():
-        v = nb13.check_cached_mask(answer, n=2, m=5)
+        v = nb13.check_cached_mask(answer, n=3, m=7)
         assert v.mistake == key, (key, v.message)
         assert v.status == (checks.CORRECT if key is None else checks.MISTAKE)
-    square = nb13.check_cached_mask(ac.causal_mask(2), n=2, m=5)
+    finite = nb13.check_cached_mask(variants["mask_large_negative"], n=3, m=7)
+    assert finite.message.startswith("Same weights, another convention") and "-np.inf" in finite.message
+    square = nb13.check_cached_mask(ac.causal_mask(3), n=3, m=7)
     assert square.status == checks.WRONG and "one column per key" in square.message
 
 
-@pytest.mark.parametrize("answer, key", [
-    (131072, None), (524288, "kv_cache_query_heads"), (65536, "kv_cache_keys_only"),
-    (4096, "kv_cache_one_layer")])
+@pytest.mark.parametrize("answer, key", [  # the notebook's question: 28 layers, h 28, h_kv 4
+    (57344, None), (401408, "kv_cache_query_heads"), (28672, "kv_cache_keys_only"),
+    (2048, "kv_cache_one_layer"), (56, "kv_cache_in_kib"), (458752, "kv_cache_in_bits")])
 def test_check_cache_bytes_per_token_recognises_each_mistake(answer, key):
-    v = nb13.check_cache_bytes_per_token(answer, layers=32, h=32, h_kv=8, d_k=128,
+    v = nb13.check_cache_bytes_per_token(answer, layers=28, h=28, h_kv=4, d_k=128,
                                          bytes_per_number=2)
     assert v.mistake == key
     assert v.status == (checks.CORRECT if key is None else checks.MISTAKE)
 
 
+def test_check_cache_bytes_per_token_quotes_a_fraction_as_given():
+    v = nb13.check_cache_bytes_per_token(0.125, layers=28, h=28, h_kv=4, d_k=128,
+                                         bytes_per_number=2)  # MiB, say: not "your count 0"
+    assert v.status == checks.WRONG and "your count 0.125 is too small" in v.message
+
+
 def test_checks_unanswered_and_wrong(qkv):
     assert nb13.check_grouped_output(..., *qkv).message.startswith("Not answered yet")
-    assert nb13.check_cached_mask(..., 2, 5).status == checks.UNANSWERED
+    assert nb13.check_cached_mask(..., 3, 7).status == checks.UNANSWERED
     assert nb13.check_cache_bytes_per_token(..., 32, 32, 8, 128, 2).status == checks.UNANSWERED
     assert nb13.check_fewer_scores(...).status == checks.UNANSWERED
     wrong = nb13.check_cache_bytes_per_token(12345, 32, 32, 8, 128, 2)
@@ -228,7 +241,7 @@ def test_every_mistake_of_notebook_13_is_registered():
     ours = {k for k, m in checks.MISTAKES.items() if m.notebook == "13"}
     assert ours == {"gqa_heads_tiled", "gqa_first_kv_head_only", "mask_top_left_with_cache",
                     "kv_cache_query_heads", "kv_cache_keys_only", "kv_cache_one_layer",
-                    "gqa_fewer_scores"}
+                    "kv_cache_in_kib", "kv_cache_in_bits", "gqa_fewer_scores"}
 
 
 def test_questions_are_registered_with_solutions_that_pass(qkv):
@@ -239,9 +252,9 @@ def test_questions_are_registered_with_solutions_that_pass(qkv):
     given = {"np": np, "ac": ac, "Q": Q, "K": K, "V": V}
     assert nb13.check_grouped_output(eval(checks.QUESTIONS["13.grouped_output"].solution, given),
                                      Q, K, V).ok
-    assert nb13.check_cached_mask(eval(checks.QUESTIONS["13.cached_mask"].solution, given), 2, 5).ok
+    assert nb13.check_cached_mask(eval(checks.QUESTIONS["13.cached_mask"].solution, given), 3, 7).ok
     assert nb13.check_cache_bytes_per_token(
-        eval(checks.QUESTIONS["13.cache_bytes_per_token"].solution), 32, 32, 8, 128, 2).ok
+        eval(checks.QUESTIONS["13.cache_bytes_per_token"].solution), 28, 28, 4, 128, 2).ok
     assert nb13.check_fewer_scores(eval(checks.QUESTIONS["13.fewer_scores"].solution)).ok
 
 
