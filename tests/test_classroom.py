@@ -22,9 +22,7 @@ import pytest
 from course import checks
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("classroom", ROOT / "scripts" / "classroom.py")
-classroom = sys.modules["classroom"] = importlib.util.module_from_spec(_spec)  # a script, not a package
-_spec.loader.exec_module(classroom)
+from scripts import classroom, regenerate  # noqa: E402  (ROOT first)
 NOTEBOOKS = classroom.notebook_paths()
 
 
@@ -253,9 +251,6 @@ def test_a_notebook_can_be_left_to_self_study(tmp_path, monkeypatch):
 
 
 def test_regenerate_records_one_run_time_per_notebook(tmp_path, monkeypatch):
-    spec = importlib.util.spec_from_file_location("regenerate", ROOT / "scripts" / "regenerate.py")
-    regenerate = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(regenerate)
     monkeypatch.setattr(regenerate, "RUN_TIMES", tmp_path / "docs" / "run-times.json")
     regenerate.record_run_time(Path("notebooks/04_masking.ipynb"), 3.14159, 0.5)
     regenerate.record_run_time(Path("notebooks/05_multi_head_attention.ipynb"), 2.0, None)

@@ -291,11 +291,7 @@ def test_causal_test_counts_pairs_and_fractions():
 
 
 def test_seeds_script_runs_and_its_interval():
-    import importlib.util
-    path = NOTEBOOK.parent.parent / "scripts" / "seeds_nb10.py"
-    spec = importlib.util.spec_from_file_location("seeds_nb10", path)
-    seeds = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(seeds)
+    from scripts import seeds_nb10 as seeds
     lo, hi = seeds.wilson(3, 6)
     assert round(lo, 3) == 0.188 and round(hi, 3) == 0.812
     assert seeds.wilson(0, 24)[0] == 0.0 and seeds.wilson(24, 24)[1] == 1.0

@@ -71,10 +71,8 @@ pytestmark = pytest.mark.browser
 
 
 def _dev():
-    spec = importlib.util.spec_from_file_location("dev", ROOT / "dev.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    import dev  # the repository root is on sys.path (the root conftest.py imports it too)
+    return dev
 
 
 def _require_browser() -> None:

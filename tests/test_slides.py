@@ -6,7 +6,6 @@ gives for the notebook as it is now (a changed cell or a regenerated figure chan
 packing). tests/test_present.py checks in the browser that the slides then fit the screen.
 """
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -17,9 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 FIX = "run `python3 dev.py present --slides` and commit the notebooks"
 
-_spec = importlib.util.spec_from_file_location("slides", ROOT / "scripts" / "slides.py")
-slides = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(slides)
+from scripts import slides  # noqa: E402
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

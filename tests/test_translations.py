@@ -13,11 +13,9 @@ The fix is always the same command: `python3 dev.py ja` (docs/japanese-edition.m
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import string
-import sys
 from pathlib import Path
 
 import nbformat
@@ -26,9 +24,7 @@ import pytest
 from course import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("translate", ROOT / "scripts" / "translate.py")
-translate = sys.modules["translate"] = importlib.util.module_from_spec(_spec)  # dataclasses need it
-_spec.loader.exec_module(translate)
+from scripts import translate  # noqa: E402
 
 LANG = "ja"
 EDITION = list(translate.EDITION[LANG])
