@@ -819,7 +819,9 @@ MISTAKES: Mapping[str, Mistake] = MappingProxyType({
         "14",
         N_("L w instead of L (w - 1)"),
         N_("each layer moves information back at most w - 1 positions (the window includes the "
-           "query itself, which moves it by 0), so L layers reach L (w - 1) back.")),
+           "query itself, which moves it by 0), so L layers reach L (w - 1) back. L w is right "
+           "only for a window of w + 1 positions, i - w .. i: the literal reading of Mistral 7B's "
+           "paper, whose 32 x 4096 counts such a window.")),
     "reach_one_layer": Mistake(
         "14",
         N_("the reach of one layer"),

@@ -100,7 +100,9 @@ def plot_windows(masks: dict, changed: dict):
         reach = [_reach(row) for row in changed[w]]
         _draw_reach(axes[1, c], changed[w], _("reach: {reach}").format(
             reach=", ".join(str(r) for r in reach)))
-        axes[0, c].label_outer()
+        if c > 0:  # the top panels keep their key-position label; only the inner y labels go
+            axes[0, c].set_ylabel("")
+            axes[0, c].tick_params(labelleft=False)
         axes[1, c].label_outer()
     figures.suptitle(fig, title)
     return fig
@@ -186,7 +188,8 @@ def plot_band_cost(ns, counts: dict, window: int):
 
 def plot_sinks(cache_sizes, losses: dict, full_loss: float, key_weight):
     """Left: held-out loss against the cache size, for s = 0, 1, ... sinks kept.
-    Right: the mean attention weight each key position receives under the full causal mask.
+    Right: the mean attention weight each key position receives under the full causal mask, from
+    the queries 8..31 that can see it, the key the task needs (i - 3) left out.
 
     losses : {s: losses over cache_sizes}; key_weight : (n,) mean weight per key position.
     """
@@ -196,11 +199,12 @@ def plot_sinks(cache_sizes, losses: dict, full_loss: float, key_weight):
                                        min_width=figures.text_width(title) + 0.3)
     colors = ("tab:red", "tab:orange", "tab:green", "tab:purple")
     for (s, values), color in zip(losses.items(), colors, strict=False):
-        label = _("no sinks") if s == 0 else _("{s} sinks kept").format(s=s)
+        label = (_("no sinks") if s == 0 else _("1 sink kept") if s == 1
+                 else _("{s} sinks kept").format(s=s))
         ax_l.plot(cache_sizes, values, "o-", color=color, label=label, ms=4)
     ax_l.axhline(full_loss, color="k", ls=":", label=_("full causal"))
     ax_l.set_yscale("log")
-    ax_l.set_xlabel(_("cache size (keys per query)"))
+    ax_l.set_xlabel(_("recent keys w (the cache holds w + s rows)"))
     ax_l.set_ylabel(_("held-out loss"))
     ax_l.set_title(_("loss (log scale)"), fontsize=SMALL)
     ax_l.grid(alpha=0.3, which="both")
@@ -209,7 +213,8 @@ def plot_sinks(cache_sizes, losses: dict, full_loss: float, key_weight):
     ax_w.bar(np.arange(key_weight.size), key_weight, color="tab:blue")
     ax_w.set_xlabel(_("key position j"))
     ax_w.set_ylabel(_("mean weight"))
-    ax_w.set_title(_("where the weight goes (full causal)"), fontsize=SMALL)
+    ax_w.set_title(_("weight per key, from queries 8..31 that can see it\n(needed key i - 3 "
+                     "excluded)"), fontsize=SMALL)
     ax_w.grid(alpha=0.3, axis="y")
     figures.suptitle(fig, title)
     return fig
@@ -226,13 +231,24 @@ def check_window_mask(answer, n: int, window: int) -> Verdict:
         mistakes["window_off_by_one_short"] = ac.sliding_window_mask(n, window - 1)
     mistakes["window_not_causal"] = np.where(np.abs(i - j) < window, 0.0, -np.inf)
     mistakes["window_future_visible"] = np.where(j > i - window, 0.0, -np.inf)
-    return check_value(answer, right, _("sliding-window mask for n = {n}, window = {w}").format(
+    visible = np.isfinite(right)  # the right keys written in notebook 04's other conventions
+    mistakes.update({"mask_multiplicative": visible.astype(float),
+                     "mask_boolean_blocked": (~visible).astype(float),
+                     "mask_large_negative": np.where(visible, 0.0, -1e9)})
+    verdict = check_value(answer, right, _("sliding-window mask for n = {n}, window = {w}").format(
         n=n, w=window), mistakes, context={"w": window})
+    if verdict.mistake == "mask_large_negative":  # the right keys, the course's other convention
+        label, why = named(verdict.mistake)
+        return Verdict(MISTAKE, _("Right keys, another convention: you wrote {label}. {why}")
+                       .format(label=label, why=sentence(why)), verdict.mistake)
+    return verdict
 
 
 def _whole_number(answer, what: str):
     if is_unanswered(answer):
         return unanswered(what)
+    if isinstance(answer, (float, np.floating)) and float(answer).is_integer():
+        return None  # 9.0 is a whole number too
     if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, (int, np.integer)):
         return Verdict(WRONG, _("Give a whole number (no quotes), got {answer!r}.").format(
             answer=answer))
@@ -282,5 +298,14 @@ def check_cache_positions(answer, t: int, window: int, sinks: int) -> Verdict:
             label, why = named(key)
             return Verdict(MISTAKE, _('Not quite: this is the classic mistake "{label}". '
                                       '{why}').format(label=label, why=sentence(why)), key)
+    if len(got) == len(right):  # the right size: say which of the two parts is off
+        if got[:sinks] != right[:sinks]:
+            return Verdict(WRONG, _("Not quite: the number of positions is right, but the first "
+                                    "{s} of your list are not the sinks. Positions are counted "
+                                    "from 0: which ones does a sink cache never evict?").format(
+                                        s=sinks))
+        return Verdict(WRONG, _("Not quite: the number of positions is right and so are the "
+                                "sinks, but the recent part does not end at the position just "
+                                "written, t = {t}.").format(t=t))
     return Verdict(WRONG, _("Not quite: your list has {k} positions. Which positions stay for "
                             "ever, and which are the most recent ones?").format(k=len(got)))

@@ -469,22 +469,24 @@ QUESTIONS: Mapping[str, Question] = MappingProxyType({
            "is, that is where the time goes.")),
     # --- 14 Sliding windows and attention sinks ---
     "14.window_mask": Question(
-        N_("Start from ac.causal_mask(6): which keys does it leave to query i? Now also hide the "
-           "keys that are too old. How many keys does query 5 see with window 3, itself "
+        N_("Start from ac.causal_mask(7): which keys does it leave to query i? Now also hide the "
+           "keys that are too old. How many keys does query 6 see with window 4, itself "
            "included?"),
-        "np.where((np.arange(6)[None, :] <= np.arange(6)[:, None])\n"
-        "         & (np.arange(6)[None, :] > np.arange(6)[:, None] - 3), 0.0, -np.inf)",
-        N_("Query i may see key j when j <= i (causal) and j > i - 3 (not older than the window): "
-           "keys i - 2, i - 1, i, three of them. ac.sliding_window_mask(6, 3) is the same mask. "
-           "j >= i - 3 would give four keys, and |i - j| < 3 would also let i see i + 1 and i + 2.")),
+        "np.where((np.arange(7)[None, :] <= np.arange(7)[:, None])\n"
+        "         & (np.arange(7)[None, :] > np.arange(7)[:, None] - 4), 0.0, -np.inf)",
+        N_("Query i may see key j when j <= i (causal) and j > i - 4 (not older than the window): "
+           "keys i - 3 .. i, four of them. ac.sliding_window_mask(7, 4) is the same mask. "
+           "j >= i - 4 would give five keys, and |i - j| < 4 would also let i see i + 1 .. i + 3.")),
     "14.receptive_field": Question(
         N_("Follow the change: after layer 1, which outputs can it have reached (the window "
-           "includes the query itself)? Layer 2 reads those outputs."),
-        "3 * (4 - 1)",
-        N_("One layer with window w = 4 lets position p read p - 3 .. p, so a change moves at "
-           "most w - 1 = 3 positions per layer; after L = 3 layers, 3 * 3 = 9 positions. Section "
-           "2 measures exactly this, layer by layer. L * w = 12 counts the query's own position "
-           "as a step.")),
+           "includes the query itself)? Layer 2 reads those outputs. Section 2 measured it for "
+           "small windows; the rule does not depend on the size."),
+        "32 * (4096 - 1)",
+        N_("One layer with window w = 4096 lets position p read p - 4095 .. p, so a change moves "
+           "at most w - 1 = 4095 positions per layer; after L = 32 layers, 32 * 4095 = 131,040 "
+           "positions. Section 2 measures the same rule layer by layer. 32 * 4096 = 131,072, the "
+           "paper's ~131K, counts a window of W + 1 positions (i - W .. i), or the query's own "
+           "position as a step: the same ~131K, off by 32.")),
     "14.cache_positions": Question(
         N_("Two kinds of rows: the sinks, which are never evicted, and the most recent window, "
            "which rolls. Write down the newest position and count back, the newest included."),

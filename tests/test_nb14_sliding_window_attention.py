@@ -97,6 +97,8 @@ def test_cache_cost_and_sink_figures_fit():
     assert cost.axes[0].get_yscale() == "log" and len(cost.axes[0].lines) == 3
     assert [t.get_text() for t in sinks.axes[0].get_legend().get_texts()] == [
         "no sinks", "4 sinks kept", "full causal"]
+    one = nb14.plot_sinks((2, 4), {0: [7.0, 0.01], 1: [6.0, 0.005]}, 0.0016, np.full(32, 1 / 32))
+    assert one.axes[0].get_legend().get_texts()[1].get_text() == "1 sink kept"
     for fig in (memory, cost, sinks):
         assert not figures.layout_problems(fig), figures.layout_problems(fig)
 
@@ -143,6 +145,14 @@ def test_check_window_mask_recognises_each_mistake():
         if key:
             assert checks.MISTAKES[key].label in v.message
     assert nb14.check_window_mask(ac.causal_mask(6), 6, 3).status == checks.WRONG
+    visible = np.isfinite(ac.sliding_window_mask(7, 4))
+    for key, answer in {"mask_multiplicative": visible.astype(float),
+                        "mask_boolean_blocked": ~visible,
+                        "mask_large_negative": np.where(visible, 0.0, -1e9)}.items():
+        v = nb14.check_window_mask(answer, n=7, window=4)  # notebook 04's mistakes, named again
+        assert v.mistake == key and v.status == checks.MISTAKE, (key, v.message)
+    assert nb14.check_window_mask(np.where(visible, 0.0, -1e9), 7, 4).message.startswith(
+        "Right keys, another convention")
     assert nb14.check_window_mask(..., 6, 3).status == checks.UNANSWERED
 
 
@@ -150,7 +160,8 @@ def test_check_window_mask_recognises_each_mistake():
     (9, None, checks.CORRECT), (np.int64(9), None, checks.CORRECT),
     (12, "reach_off_by_one", checks.MISTAKE), (3, "reach_one_layer", checks.MISTAKE),
     (10, None, checks.WRONG), (5, None, checks.WRONG), ("9", None, checks.WRONG),
-    (9.0, None, checks.WRONG), (True, None, checks.WRONG), (..., None, checks.UNANSWERED)])
+    (9.0, None, checks.CORRECT), (np.float64(9.0), None, checks.CORRECT), (9.5, None, checks.WRONG),
+    (True, None, checks.WRONG), (..., None, checks.UNANSWERED)])
 def test_check_reach(answer, key, status):
     v = nb14.check_reach(answer, layers=3, window=4)
     assert v.mistake == key and v.status == status
@@ -170,6 +181,21 @@ def test_check_reach(answer, key, status):
 def test_check_cache_positions(answer, key, status):
     v = nb14.check_cache_positions(answer, t=30, window=8, sinks=4)
     assert v.mistake == key and v.status == status, v.message
+
+
+def test_check_reach_for_mistral_names_the_papers_window():
+    assert nb14.check_reach(131040, layers=32, window=4096).status == checks.CORRECT
+    v = nb14.check_reach(131072, layers=32, window=4096)
+    assert v.mistake == "reach_off_by_one" and "Mistral" in v.message
+    assert nb14.check_reach(4095, layers=32, window=4096).mistake == "reach_one_layer"
+
+
+@pytest.mark.parametrize("answer, part", [
+    ([1, 2, 3, 4, *range(23, 31)], "are not the sinks"),
+    ([0, 1, 2, 3, *range(24, 32)], "does not end at the position just written")])
+def test_check_cache_positions_says_which_part_of_a_right_sized_list_is_off(answer, part):
+    v = nb14.check_cache_positions(answer, t=30, window=8, sinks=4)
+    assert v.status == checks.WRONG and part in v.message and "12 positions" not in v.message
 
 
 def test_every_mistake_of_notebook_14_is_registered():
@@ -220,8 +246,15 @@ def test_notebook_sink_numbers_are_the_ones_its_text_quotes():
     assert "8 rows: 4 recent + 4 sinks: loss 0.0023; 8 recent, no sinks: loss 0.0026" in out
     assert "5 rows: 4 recent + 1 sinks: loss 0.0059; 5 recent, no sinks: loss 0.0073" in out
     assert "6 rows: 4 recent + 2 sinks: loss 0.0037; 6 recent, no sinks: loss 0.0056" in out
+    assert "the most likely token is the right one for 99.66% of the answers" in out
+    assert "per key, from the queries that see it: 0.011 to 0.031" in out
+    # the paired differences, sinks minus none: within two standard errors for s = 1 and 4
+    assert "difference 0.0014, two standard errors 0.0022; sinks better on 53%" in out
+    assert "difference 0.0020, two standard errors 0.0018; sinks better on 54%" in out
+    assert "difference 0.0003, two standard errors 0.0005; sinks better on 60%" in out
     for quoted in ("0.0091 against 0.0016", "0.0059 against 0.0073", "0.0037 against 0.0056",
-                   "0.0023 against 0.0026", "0.62 of their weight"):
+                   "0.0023 against 0.0026", "0.62 of their weight", "99.7 %", "0.011 to 0.031",
+                   "53 to 60 %"):
         assert quoted in prose, quoted
 
 

@@ -192,14 +192,16 @@ CASES = {
         [57344 // 2, 57344 * 7, 57344 // 28, 57344 * 8, 56, 0.125, 0], [], []),
     "13.fewer_scores": (nb13.check_fewer_scores, False, [True, np.True_, 1, "False"], [],
                         ["Correct: False", "正解: False"]),
-    "14.window_mask": (lambda a: nb14.check_window_mask(a, n=6, window=3), ac.sliding_window_mask(6, 3),
-                       [ac.sliding_window_mask(6, 4), ac.sliding_window_mask(6, 2), ac.causal_mask(6)],
-                       [], []),
-    "14.receptive_field": (lambda a: nb14.check_reach(a, layers=3, window=4), 9, [12, 3, 4, 8, 10],
-                           [], []),
+    "14.window_mask": (lambda a: nb14.check_window_mask(a, n=7, window=4), ac.sliding_window_mask(7, 4),
+                       [ac.sliding_window_mask(7, 5), ac.sliding_window_mask(7, 3), ac.causal_mask(7),
+                        np.isfinite(ac.sliding_window_mask(7, 4)).astype(float)], [], []),
+    "14.receptive_field": (lambda a: nb14.check_reach(a, layers=32, window=4096), 131040,
+                           [131072, 4095, 4096, 131039, 130000], [], []),
     "14.cache_positions": (lambda a: nb14.check_cache_positions(a, t=30, window=8, sinks=4),
                            [0, 1, 2, 3, *range(23, 31)], [list(range(23, 31)), list(range(19, 31)),
-                                                          [0, 1, 2, 3, *range(22, 31)]], [], []),
+                                                          [0, 1, 2, 3, *range(22, 31)],
+                                                          [1, 2, 3, 4, *range(23, 31)], [0, 1, 2, 3, *range(24, 32)]],
+                           [], []),
 }
 
 
