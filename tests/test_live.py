@@ -332,3 +332,18 @@ class _Recorder(live.LiveFigure):
     def update(self, **values):
         self.seen.append(values)
         return ""
+
+
+def test_the_shared_blit_check_finds_a_frame_that_is_not_the_full_draw():
+    """tests/live_frames.py, which every companion's live-figure test uses, can fail: a frame
+    that misses a change is reported, in both tolerances."""
+    from live_frames import blit_mismatches
+
+    live = BlittedBars()
+    assert not blit_mismatches(live, [{"k": 1}, {"k": 2.5}], tolerance="exact")
+    # the classic slip: a change to an artist that is not among the blitted ones (the static
+    # grey line, drawn once into the background): the widget keeps showing it where it was
+    live.ax.lines[0].set_ydata([8, 8])
+    live.ax.lines[0].set_linewidth(12)
+    assert blit_mismatches(live, [{"k": 2.5}]) == [{"k": 2.5}]
+    assert blit_mismatches(live, [{"k": 2.5}], tolerance="exact") == [{"k": 2.5}]
