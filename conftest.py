@@ -14,9 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from dev import DETERMINISTIC_ENV
+from dev import DETERMINISTIC_ENV, TEST_THREADS
 
 os.environ.update(DETERMINISTIC_ENV)
+# Every kernel of a test run (nbval's, the instructor key's, the browser's and Voila's) computes
+# with ONE BLAS thread, while `dev.py regenerate` stores the outputs with the default count (one
+# per core, 2 on the course's machine): so strict nbval itself checks that no printed number
+# depends on the thread count, and no notebook is executed a second time for that
+# (tests/test_thread_counts.py). One thread per kernel also keeps the xdist workers' kernels
+# from competing for the same cores.
+os.environ.update(TEST_THREADS)
 if hasattr(time, "tzset"):  # TZ for this process too (not on Windows)
     time.tzset()
 
@@ -63,9 +70,9 @@ ONE_WORKER_FILES = ("tests/test_hub.py", "tests/test_present.py", "tests/test_si
 # The longest work first, so that the run ends with short tests on every worker instead of one
 # long test on one of them while the others idle (longest-processing-time-first scheduling).
 # Measured serially on the course's 2-core machine: present 65 s, site 45 s, hub 29 s, the
-# one-thread nbval 26 s, the instructor key 16 s, the browser test 8-11 s per notebook.
+# instructor key 16 s, the browser test 8-11 s per notebook.
 LONGEST_FIRST = ("tests/test_present.py", "tests/test_site.py", "tests/test_hub.py",
-                 "tests/test_thread_counts.py", "tests/test_classroom.py", "tests/test_browser.py")
+                 "tests/test_classroom.py", "tests/test_browser.py")
 
 
 def _file_of(nodeid: str) -> str:

@@ -46,6 +46,9 @@ REQUIREMENTS = ("requirements.txt", "requirements-test.txt")
 # outputs are computed, and compared, with them everywhere (other CPUs ignore the variable).
 DETERMINISTIC_ENV = {"PYTHONHASHSEED": "0", "TZ": "UTC",
                      "PYDEVD_DISABLE_FILE_VALIDATION": "1", "OPENBLAS_CORETYPE": "Haswell"}
+# What a test run adds (the root conftest.py): one BLAS thread in every kernel, against outputs
+# stored with the default count by `regenerate`; strict nbval then checks both at once.
+TEST_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def venv_bin(env_dir: Path) -> Path:

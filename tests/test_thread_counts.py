@@ -1,53 +1,63 @@
 """The numbers the notebooks print do not depend on the BLAS thread count (issue #12's standard).
 
 The stored outputs come from `python3 dev.py regenerate` with the BLAS library's default thread
-count (one per core: 2 on the course's reference machine), and strict nbval compares them in the
-same setting. This test runs strict nbval over every English notebook once more with one BLAS
-thread: a printed number that differs is rounded too finely, or computed in an order that
-depends on how the BLAS splits the work.
+count (one per core: 2 on the course's reference machine). Every kernel of a test run computes
+with one BLAS thread (the root conftest.py sets it before any kernel starts), so strict nbval
+over every notebook compares a one-thread run with outputs stored at another count: a printed
+number that differs is rounded too finely, or computed in an order that depends on how the BLAS
+splits the work. These tests check that this setting is in force, and that the stored outputs
+were not made with it.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import dev
+from dev import TEST_THREADS
+
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+BLAS_INFO = ("import numpy, threadpoolctl; info = threadpoolctl.threadpool_info(); "
+             "print(max(p['num_threads'] for p in info), sorted({p.get('architecture') for p in info}))")
 
 
-def test_the_blas_reads_the_thread_count_we_set():
-    """Without this, the test below could pass with the default thread count."""
-    code = ("import numpy, threadpoolctl; "
-            "print(max(p['num_threads'] for p in threadpoolctl.threadpool_info()))")
-    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **ONE_THREAD},
-                         capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "1"
+def _kernel_like_blas(env: dict) -> tuple[int, str]:
+    """The BLAS thread count and kernels a process started with `env` uses (as a kernel would)."""
+    out = subprocess.run([sys.executable, "-c", BLAS_INFO], env=env, capture_output=True,
+                         text=True, check=True).stdout.split(" ", 1)
+    return int(out[0]), out[1].strip()
+
+
+def test_every_kernel_of_the_test_run_computes_with_one_blas_thread():
+    """What nbval's kernels inherit (os.environ of this run): one thread. Without it, strict
+    nbval would compare outputs at the thread count they were stored with."""
+    assert {k: os.environ.get(k) for k in TEST_THREADS} == TEST_THREADS
+    threads, _ = _kernel_like_blas(os.environ.copy())
+    assert threads == 1
+
+
+def test_the_stored_outputs_are_made_with_another_thread_count():
+    """regenerate runs with dev.py's environment, which leaves the thread count to the BLAS (one
+    per core), on a machine with more than one core (docs/run-times.json records it)."""
+    assert not set(TEST_THREADS) & set(dev.DETERMINISTIC_ENV)
+    env = {k: v for k, v in os.environ.items() if k not in TEST_THREADS}
+    threads, _ = _kernel_like_blas({**env, **dev.DETERMINISTIC_ENV})
+    assert threads > 1 or (os.cpu_count() or 1) == 1  # the BLAS's own default: one per core
+    machines = {r["machine"] for r in json.loads((ROOT / "docs" / "run-times.json").read_text()).values()}
+    assert all(", 1 cores" not in m and ", 1 core," not in m for m in machines), machines
 
 
 def test_the_blas_uses_the_kernels_the_outputs_were_computed_with():
     """On x86-64, OpenBLAS's Haswell kernels whatever the CPU (dev.DETERMINISTIC_ENV): with the
     kernels it would pick itself (SkylakeX on an Intel Xeon), notebook 10 prints other numbers."""
-    import platform
-
     if platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("OPENBLAS_CORETYPE=Haswell applies to x86-64 only")
-    code = ("import numpy, threadpoolctl; "
-            "print({p.get('architecture') for p in threadpoolctl.threadpool_info()})")
-    out = subprocess.run([sys.executable, "-c", code], env=os.environ.copy(), capture_output=True,
-                         text=True, check=True).stdout
-    assert out.strip() == "{'Haswell'}"
-
-
-def test_stored_outputs_hold_with_one_blas_thread():
-    cmd = [sys.executable, "-m", "pytest", "-q", "-o", "addopts=", "--nbval", "--nbval-current-env",
-           "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"),
-           "-p", "no:cacheprovider", "-p", "no:randomly", *map(str, NOTEBOOKS)]
-    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **ONE_THREAD}, capture_output=True,
-                          text=True)
-    assert proc.returncode == 0, f"with one BLAS thread:\n{proc.stdout[-4000:]}"
+    _, kernels = _kernel_like_blas(os.environ.copy())
+    assert kernels == "['Haswell']"
