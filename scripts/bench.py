@@ -30,6 +30,10 @@ Measures, in one run, and prints a table of:
    mask at n = 2048: time per query at the largest n over that at the smallest, target <= 1.5
    (linear in n at a fixed window).
 
+9. the test step (<= 5), the quick run (<= 1) and one notebook's own checks (<= 0.4, notebooks
+   04 and 10) against one strict nbval pass over both editions, in the same run
+   (scripts/bench_test_step.py).
+
 Item 1 also prints, not as a target, the nbval time of 00-09 at the course's figure resolution
 and at its former one (80 dpi, 11 pt).
 
@@ -618,7 +622,8 @@ def write_results(partial: bool = False) -> None:
     names = {1: "nbval 00-09 vs figure floor", 2: "widget callback, kernel side",
              3: "browser latency; Run All in JupyterLab", 4: "core vs torch sdpa (float64)", 5: "tiled vs naive, n = 16384",
              6: "test step, parallel vs serial",
-             7: "a class on one server (hub)", 8: "banded tiled attention, time per query"}
+             7: "a class on one server (hub)", 8: "banded tiled attention, time per query",
+             9: "test step, quick run, one notebook vs one nbval pass"}
     short = ["| # | measurement | target | met | worst case |", "|---|---|---|---|---|"]
     for item in sorted({r[0] for r in rows}):
         mine = [r for r in rows if r[0] == item]
@@ -653,7 +658,7 @@ def main() -> int:
                     help="item 6: best of N alternating serial/parallel pairs (default 2)")
     ap.add_argument("--skip-hub", action="store_true", help="leave out item 7 (the hub)")
     ap.add_argument("--hub-students", default=HUB_STUDENTS, help="item 7: class sizes")
-    ap.add_argument("--only", default="1,2,3,4,5,6,7,8")
+    ap.add_argument("--only", default="1,2,3,4,5,6,7,8,9")
     args = ap.parse_args()
     only = {int(x) for x in args.only.split(",")}
     print(machine(), "\n")
@@ -673,9 +678,12 @@ def main() -> int:
         bench_banded()
     if 6 in only and not args.skip_suite:
         bench_suite(args.suite_repeats)
+    if 9 in only and not args.skip_suite:
+        import bench_test_step  # scripts/ is on sys.path: this file runs as a script
+        bench_test_step.bench_test_step(record, _suite_seconds, dict(os.environ, **CI_ENV))
     if 7 in only and not args.skip_hub:
         bench_hub([int(x) for x in args.hub_students.split(",")])
-    partial = (only != {1, 2, 3, 4, 5, 6, 7, 8} or args.skip_nbval or args.skip_old_resolution
+    partial = (only != {1, 2, 3, 4, 5, 6, 7, 8, 9} or args.skip_nbval or args.skip_old_resolution
                or args.skip_suite or args.skip_hub)
     write_results(partial)
     return 0
