@@ -36,3 +36,16 @@ def blit_mismatches(live, states, *, tolerance: str = "edges", region=None) -> l
         if off:
             bad.append(state)
     return bad
+
+
+def framed_row(frame, image) -> int | None:
+    """The row of the heatmap `image` (an AxesImage, row 0 at the top) that the rectangle `frame`
+    surrounds as the figure draws them: about one row high and centred on it, or None."""
+    renderer = frame.figure.canvas.get_renderer()
+    box, heat = frame.get_window_extent(renderer), image.get_window_extent(renderer)
+    rows = image.get_array().shape[0]
+    row_height = heat.height / rows
+    if not 0.5 * row_height <= box.height <= 1.5 * row_height:
+        return None
+    row = (heat.y1 - (box.y0 + box.y1) / 2) / row_height  # from the top, in rows
+    return int(row) if 0 <= row < rows and abs(row - int(row) - 0.5) < 0.25 else None

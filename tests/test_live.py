@@ -347,3 +347,22 @@ def test_the_shared_blit_check_finds_a_frame_that_is_not_the_full_draw():
     live.ax.lines[0].set_linewidth(12)
     assert blit_mismatches(live, [{"k": 2.5}]) == [{"k": 2.5}]
     assert blit_mismatches(live, [{"k": 2.5}], tolerance="exact") == [{"k": 2.5}]
+
+
+def test_the_shared_framed_row_check_reads_the_row_as_drawn():
+    """tests/live_frames.py's framed_row: the row a frame surrounds on the figure, None for a
+    frame that surrounds no single row."""
+    from matplotlib.patches import Rectangle
+
+    from live_frames import framed_row
+
+    fig, ax = plt.subplots()
+    image = ax.imshow(np.zeros((5, 4)))
+    frame = ax.add_patch(Rectangle((-0.5, 1.5), 4, 1, fill=False))
+    fig.canvas.draw()
+    assert framed_row(frame, image) == 2
+    frame.set_y(3.5)
+    assert framed_row(frame, image) == 4
+    frame.set_height(3)  # three rows high: not one row's frame
+    assert framed_row(frame, image) is None
+    plt.close(fig)

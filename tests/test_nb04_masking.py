@@ -13,7 +13,7 @@ import pytest
 import attention_core as ac
 from course import checks, figures
 from course import nb04_masking as nb04
-from live_frames import blit_mismatches
+from live_frames import blit_mismatches, framed_row
 
 
 @pytest.fixture
@@ -82,9 +82,9 @@ def test_live_mask_update_text_and_artists():
     assert np.allclose(heights, A[3])
     grey = np.array([b.get_height() for b in live.blocked])  # blocked keys 4, 5 get a grey column
     assert np.all(grey[:4] == 0) and np.all(grey[4:] > 1)
-    assert live.row_box.get_y() == 2.5
+    assert framed_row(live.row_box, live.im) == 3  # the frame around query row 3, as drawn
     text = live.update(position=5, mask="padding", item=2)
-    assert "may attend to keys [0, 1]" in text
+    assert "may attend to keys [0, 1]" in text and framed_row(live.row_box, live.im) == 5
     text = live.update(position=0, mask="causal", item=0)
     assert "may attend to keys [0]" in text and "weights [1. 0. 0. 0. 0. 0.]" in text
 

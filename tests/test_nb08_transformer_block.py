@@ -11,6 +11,7 @@ import attention_core as ac
 from course import checks, figures, i18n
 from course import nb08_transformer_block as nb08
 from course.live import interactive
+from live_frames import framed_row
 
 SRC, TGT = ["私", "は", "猫", "が", "好き"], ["<s>", "I", "like", "cats"]
 
@@ -47,12 +48,12 @@ def test_live_decoder_attention_shows_the_chosen_rows(weights):
     assert _row(SRC, cross_w[1][1, 2]) in text
     assert np.allclose(live.im_s.get_array(), self_w[1][1])
     assert np.allclose(live.im_c.get_array(), cross_w[1][1])
-    assert live.rect_s.get_y() == pytest.approx(1.5) == live.rect_c.get_y()  # row 2 framed
+    assert framed_row(live.rect_s, live.im_s) == 2 == framed_row(live.rect_c, live.im_c)  # as drawn
     assert live.txt_c[2][4].get_text() == f"{cross_w[1][1, 2, 4]:.2f}"
     assert live.txt_s[0][3].get_text() == "0.00"  # a future position: masked
     live.update(layer=1, head=0, position=0)
     assert np.allclose(live.im_c.get_array(), cross_w[0][0])
-    assert live.rect_c.get_y() == pytest.approx(-0.5)
+    assert framed_row(live.rect_c, live.im_c) == 0
     assert live.png()[:8] == b"\x89PNG\r\n\x1a\n"  # the blitted redraw renders
 
 
