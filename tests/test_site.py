@@ -358,6 +358,10 @@ def test_index_search_and_other_pages(site_dir, site_url, visit):
     box.press("Enter")
     page.wait_for_url("**/search.html?q=*", timeout=PAGE_MS)
     page.wait_for_selector("#search-results ul.search li a", timeout=PAGE_MS)
+    # Sphinx's search adds its results one by one (a timer per result) and writes the count into
+    # the summary only when the last is shown: read the list then, not at its first entry
+    page.wait_for_function("""() => /\\d/.test(document.querySelector(
+        '#search-results .search-summary')?.textContent || '')""", timeout=PAGE_MS, polling=100)
     found = page.eval_on_selector_all("#search-results ul.search li a",
                                       "as => as.map(a => a.getAttribute('href'))")
     if not any(h.split("?")[0].split("#")[0] == f"{last.stem}.html" for h in found):
