@@ -351,7 +351,12 @@ RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
   const pending = prompts.some(p => p.includes('*'));
   const errorShown = [...document.querySelectorAll(stderrSel)].some(o => tb.test(o.textContent));
   if (idle && !pending && errorShown && prompts.some(p => p === '[ ]:')) return 'stopped';
-  return false;
+  // JupyterLab 4.5 may leave the cells it cancelled after an error marked queued ([*]) with the
+  // kernel idle: the same picture for 10 s is a stop too (the loop below runs them again)
+  const picture = idle && pending && errorShown ? prompts.join(' ') : null;
+  if (picture === null) { window.__stuckSince = null; return false; }
+  if (window.__stuckPicture !== picture) { window.__stuckPicture = picture; window.__stuckSince = Date.now(); }
+  return Date.now() - window.__stuckSince >= 10000 ? 'stopped' : false;
 }"""
 
 # Every widget view rendered: no placeholder left, every live figure has text, a loaded image
@@ -647,7 +652,7 @@ class NotebookRun:
                 break
             prompts = ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt"
             first = self.page.evaluate(f"""() => [...document.querySelectorAll('{prompts}')]
-                .findIndex(p => p.textContent.trim() === '[ ]:')""")  # as RUN_STATE_JS reads it
+                .findIndex(p => ['[ ]:', '[*]:'].includes(p.textContent.trim()))""")  # not run
             if first < 0:  # the error was in the last code cell: nothing is left to run
                 break
             # A failure to go on fails the test: the cells after the error must be checked too
