@@ -352,12 +352,20 @@ RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
   const errorShown = [...document.querySelectorAll(stderrSel)].some(o => tb.test(o.textContent));
   if (idle && !pending && errorShown && prompts.some(p => p === '[ ]:')) return 'stopped';
   // JupyterLab 4.5 may leave the cells it cancelled after an error marked queued ([*]) with the
-  // kernel idle: the same picture for 10 s is a stop too (the loop below runs them again)
+  // kernel idle: the same picture for 10 s is a stop too (the loop below runs them again).
+  // The clock is the page's own and starts afresh with each wait (wait_run_state resets it):
+  // a clock left from the previous stop would call a run that has not started yet stopped.
   const picture = idle && pending && errorShown ? prompts.join(' ') : null;
-  if (picture === null) { window.__stuckSince = null; return false; }
-  if (window.__stuckPicture !== picture) { window.__stuckPicture = picture; window.__stuckSince = Date.now(); }
+  if (picture === null || window.__stuckPicture !== picture) {
+    window.__stuckPicture = picture;
+    window.__stuckSince = Date.now();
+    return false;
+  }
   return Date.now() - window.__stuckSince >= 10000 ? 'stopped' : false;
 }"""
+
+# Each wait for the run state starts the stuck-picture clock afresh.
+RESET_RUN_STATE_JS = "() => { window.__stuckPicture = null; window.__stuckSince = null; }"
 
 # Every widget view rendered: no placeholder left, every live figure has text, a loaded image
 # and all its controls.
@@ -666,6 +674,7 @@ class NotebookRun:
     def wait_run_state(self) -> str:
         """Wait until Run All is done or stopped at an error; if it is neither within RUN_ALL_MS,
         say what the page shows (kernel status, every prompt) and keep a screenshot."""
+        self.page.evaluate(RESET_RUN_STATE_JS)
         try:
             return self.page.wait_for_function(
                 RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],

@@ -150,24 +150,31 @@ def lab_server():
 
 
 @pytest.fixture(scope="module")
-def browser(lab_server, latency_report):
+def chromium():
+    """One headless Chromium for the module (Playwright's sync API allows one per thread)."""
+    _require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=bh.CHROMIUM, args=bh.CHROMIUM_ARGS, headless=True)
-        version = subprocess.run([bh.CHROMIUM, "--version"], capture_output=True, text=True)
-        latency_report.meta = {
-            "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "chromium": b.version or version.stdout.strip(),
-            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
-            "notebooks": str(NOTEBOOK_DIR),
-            "what": "ms from the user event (keydown/click/change) to both the new text and the "
-                    "new image being shown; text_ms / image_ms separately; wall_ms from Python",
-        }
         try:
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture(scope="module")
+def browser(lab_server, latency_report, chromium):
+    version = subprocess.run([bh.CHROMIUM, "--version"], capture_output=True, text=True)
+    latency_report.meta = {
+        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "chromium": chromium.version or version.stdout.strip(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "notebooks": str(NOTEBOOK_DIR),
+        "what": "ms from the user event (keydown/click/change) to both the new text and the "
+                "new image being shown; text_ms / image_ms separately; wall_ms from Python",
+    }
+    return chromium
 
 
 @pytest.mark.skipif(not NOTEBOOKS, reason=f"no notebooks in {NOTEBOOK_DIR}")
@@ -224,3 +231,45 @@ def test_notebook_in_jupyterlab(name, lab_server, browser, latency_report):
                     + (f"\n(browser console errors, last 5:\n{page_errors})" if page_errors else "")
                     + f"\nscreenshots: {ARTIFACTS.relative_to(ROOT)}/{run.stem}-*.png",
                     pytrace=False)
+
+
+def test_run_state_reads_each_wait_afresh(chromium):
+    """RUN_STATE_JS on a page that looks like JupyterLab 4.5 after an expected error: cells left
+    queued ([*]) with the kernel idle. It counts as stopped only once the same picture has held
+    for 10 s within one wait; a clock left from an earlier wait must not call the next run
+    stopped before it starts (that rerun the queued cells twice in CI, and the second, aborted
+    copy cleared the expected error of ja/04's cell 56)."""
+    page_html = """
+      <div id="jp-main-statusbar"><span title="Change kernel">Python 3 (ipykernel) | Idle</span></div>
+      <div class="jp-Notebook">
+        <div class="jp-CodeCell"><div class="jp-InputArea-prompt">[1]:</div>
+          <div class="jp-OutputArea-output" data-mime-type="application/vnd.jupyter.stderr">
+            Traceback (most recent call last)</div></div>
+        <div class="jp-CodeCell"><div class="jp-InputArea-prompt">[*]:</div></div>
+        <div class="jp-CodeCell"><div class="jp-InputArea-prompt">[*]:</div></div>
+      </div>"""
+    arg = [bh.KERNEL_STATUS, bh.STDERR_OUTPUT, bh.TRACEBACK_RE.pattern]
+    page = chromium.new_page()
+    try:
+        page.set_content(page_html)
+
+        def state():
+            return page.evaluate(bh.RUN_STATE_JS, arg)
+
+        assert state() is False                      # the picture is new: the clock starts
+        page.evaluate("() => { window.__stuckSince = Date.now() - 11000; }")
+        assert state() == "stopped"                  # held for 11 s: a stop
+        page.evaluate(bh.RESET_RUN_STATE_JS)          # the next wait (the cells were rerun)
+        assert state() is False                      # same picture, but a fresh clock
+        page.evaluate("() => { window.__stuckSince = Date.now() - 11000; }")
+        page.evaluate("""() => { document.querySelector('#jp-main-statusbar span')
+                                 .textContent = 'Python 3 (ipykernel) | Busy'; }""")
+        assert state() is False                      # the kernel works: not stuck
+        page.evaluate("""() => { document.querySelector('#jp-main-statusbar span')
+                                 .textContent = 'Python 3 (ipykernel) | Idle'; }""")
+        assert state() is False                      # idle again: the clock starts again
+        page.evaluate("""() => { document.querySelectorAll('.jp-InputArea-prompt')
+                                 .forEach((p, i) => { if (i) p.textContent = '[ ]:'; }); }""")
+        assert state() == "stopped"                  # JupyterLab 4.6's picture: at once
+    finally:
+        page.close()
