@@ -17,9 +17,10 @@ Checks never raise on a wrong answer, so a notebook always runs to the end.
 
 The checks shared by several notebooks (attention weights and outputs) are here;
 each notebook's own checks are in its companion module, course/nbNN_topic.py.
-Every mistake a check can name is an entry of ``MISTAKES`` (course/mistakes.py), every question
-one of ``QUESTIONS`` (course/questions.py): a hint and a worked solution, which
-a learner asks for, after trying, with ``hint("04.causal_mask")`` and
+Every mistake a check can name is an entry of ``MISTAKES``, every question one of ``QUESTIONS``:
+a hint and a worked solution. A notebook's own entries are at the end of its companion, the
+shared ones in course/mistakes.py and course/questions.py, which gather them all. A learner
+asks for the help, after trying, with ``hint("04.causal_mask")`` and
 ``solution("04.causal_mask")`` (each companion offers both: ``nb04.hint``). The instructor
 key (scripts/classroom.py) is built from the same solutions.
 

@@ -26,6 +26,7 @@ from course.checks import (
 )
 from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course import figures
 from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.i18n import N_, _, shown
@@ -248,3 +249,95 @@ def _best_book_mistakes(answer, right: np.ndarray) -> dict:
     if len(top) > 1:
         out["library_hard_max"] = np.isin(np.arange(m), top) / len(top)
     return out, {"tie": tie, "count": len(top)}
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "weight_shapes": Mistake(
+        "01",
+        N_("the shapes of the weight matrices"),
+        N_("(d_model, d_k), (d_model, d_k), (d_model, d_v) are W_Q, W_K, W_V; Q = X W_Q has one "
+           "row per token, so Q and K are (n, d_k) and V is (n, d_v).")),
+    "V_uses_d_k": Mistake(
+        "01",
+        N_("V with width d_k"),
+        N_("V = X W_V takes its width from W_V, which is (d_model, d_v): V is (n, d_v), and d_v "
+           "need not equal d_k.")),
+    "column_convention": Mistake(
+        "01",
+        N_("the column (transposed) convention"),
+        N_("this course uses row vectors: each token is a ROW, so Q = X W_Q is (n, d_k), not "
+           "(d_k, n).")),
+    "no_projection": Mistake(
+        "01",
+        N_("the width of X"),
+        N_("the projections change the width: X is (n, d_model), but Q, K are (n, d_k) and V is "
+           "(n, d_v).")),
+    "library_picked_one_book": Mistake(
+        "01",
+        N_("picking the single best book"),
+        N_("attention does not choose one book{tie}: it mixes all of them, each with weight "
+           "softmax(q k_j / sqrt(d_k)) > 0.")),
+    "library_hard_max": Mistake(
+        "01",
+        N_("the hard maximum (argmax) instead of the softmax"),
+        N_("sharing the weight equally among the {count} best books is what a hard maximum "
+           "does: the softmax of scores scaled up without limit. Softmax is a SOFT maximum: the "
+           "best books get the most, but every book, even a weaker match, keeps a weight "
+           "exp(s_j / sqrt(d_k)) / sum_l exp(s_l / sqrt(d_k)) > 0.")),
+    "library_no_softmax": Mistake(
+        "01",
+        N_("the scaled scores without the softmax"),
+        N_("the scaled scores q k_j^T / sqrt(d_k) still have to go through the softmax to become "
+           "positive weights that sum to 1.")),
+    "scores_compare_values": Mistake(
+        "01",
+        N_("comparing V with V"),
+        N_("the scores compare what each position looks for with how every position can be found: "
+           "S = Q K^T, queries with keys. The values are what the weights mix afterwards, O = A V; "
+           "V V^T only says how alike the contents are, not what any token is looking for.")),
+    "scores_compare_queries": Mistake(
+        "01",
+        N_("comparing Q with Q"),
+        N_("Q Q^T compares the queries with each other, as if the keys were the queries (the Q = K "
+           "shortcut of section 5, with its symmetric scores); the scores pair every query with "
+           "every KEY: S = Q K^T.")),
+}
+
+QUESTIONS = {
+    "01.qkv_shapes": Question(
+        N_("Each token is one row, so Q, K and V all have n rows. Their widths come from the "
+           "matrices they are multiplied by: W_Q and W_K are (d_model, d_k), W_V is "
+           "(d_model, d_v)."),
+        "((5, 4), (5, 4), (5, 3))",
+        N_("Q = X W_Q: (n, d_model) @ (d_model, d_k) -> (n, d_k) = (5, 4), and K the same; V = X "
+           "W_V: (n, d_model) @ (d_model, d_v) -> (n, d_v) = (5, 3). d_model = 8 disappears in the "
+           "product: it is the width the matrices read, not the width they write.")),
+    "01.symmetric_scores": Question(
+        N_("Transpose S = Q Q^T with the rule (AB)^T = B^T A^T. Does the result depend on what X "
+           "(and hence Q) is?"),
+        "True",
+        N_("S^T = (Q Q^T)^T = (Q^T)^T Q^T = Q Q^T = S for every Q, hence for every X: token i "
+           "scores token j exactly as j scores i. With separate W_Q and W_K the scores are S = X "
+           "W_Q W_K^T X^T, symmetric for every X only if W_Q W_K^T is.")),
+    "01.library_weights": Question(
+        N_("The scores are dot products of q = (1, 0, 0, 1) with the rows of K_books: small whole "
+           "numbers. Then the scale sqrt(d_k) with d_k = 4, then the softmax over the five books. "
+           "Equal scores get equal weights, and no weight is 0."),
+        'ac.softmax(queries["cost of a cat"] @ K_books.T / np.sqrt(4))',
+        N_("The scores q K^T are 2, 0, 2, 0, 2 (Cat care, Cat myths and Pet budget each share one "
+           "subject with the query), scaled by 1/sqrt(4): 1, 0, 1, 0, 1. The softmax gives "
+           "e / (3e + 2) = 0.2677 to each of the three tied books and 1 / (3e + 2) = 0.0985 to Dog "
+           "training and Astronomy: a blend of all five, with no single winner.")),
+    "01.raw_scores": Question(
+        N_("Row i of S says how much query i matches every key: each entry pairs a ROW of Q with a "
+           "row of K. Which two of Q, K, V are compared, and which one is only mixed afterwards?"),
+        "Q @ K.T",
+        N_("S = Q K^T, shape (n, m) = (3, 3): entry (i, j) is q_i . k_j, query i against key j. "
+           "V is not compared with anything: it is what the weights mix once the scores have gone "
+           "through the scaling and the softmax. V V^T would compare the contents with each other, "
+           "and K Q^T is the transpose, with the keys in the rows.")),
+}

@@ -13,6 +13,7 @@ import attention_core as ac
 from course import figures
 from course.checks import Verdict, check_value, weight_mistakes
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course.figures import fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
@@ -191,3 +192,61 @@ def check_output_row(answer, Q, K, V, i: int) -> Verdict:
     return check_value(answer, output[i], _("output o_{i}").format(i=i + 1), mistakes,
                        atol=1e-3, context={"i": i + 1},
                        hint="o_i = a_i1 v_1 + a_i2 v_2 + a_i3 v_3.")  # a formula: every language
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "hand_softmax_down_columns": Mistake(
+        "02",
+        N_("softmax down the columns"),
+        N_("each weight must be divided by the sum over its ROW (the same query, all keys): "
+           "a_ij = exp(s~_ij) / sum_l exp(s~_il); yours divides by a column sum.")),
+    "hand_column_of_A": Mistake(
+        "02",
+        N_("softmax down the columns (or column {i} of A)"),
+        N_("each weight must be divided by the sum over its ROW (the same query, all keys): "
+           "a_ij = exp(s~_ij) / sum_l exp(s~_il). Yours either divides by a column sum or reads "
+           "column {i} of A instead of row {i}: S is symmetric here, so both slips give the same "
+           "numbers.")),
+    "hand_exp_not_normalised": Mistake(
+        "02",
+        N_("exp() without dividing by the sum"),
+        N_("softmax divides each exp(s~_ij) by the row's sum so the weights add up to 1.")),
+    "hand_no_softmax": Mistake(
+        "02",
+        N_("the scaled scores without the softmax"),
+        N_("the scaled scores s~_ij = s_ij / sqrt(d_k) still go through exp and the division "
+           "by the row sum.")),
+    "hand_mixed_keys": Mistake(
+        "02",
+        N_("mixing the keys instead of the values"),
+        N_("the weights decide HOW MUCH of each token to take; what is taken is the value v_j, "
+           "not the key k_j.")),
+    "hand_plain_mean": Mistake(
+        "02",
+        N_("the plain average of the values"),
+        N_("the values are averaged WITH the attention weights a_ij, not with equal weights 1/m.")),
+}
+
+QUESTIONS = {
+    "02.weight_row": Question(
+        N_("The query of は, q_2 = (0, 1), picks the second coordinate of every key, so the scores "
+           "s_2j are the second column of K. Divide them by sqrt(2), take e^x of each, and divide "
+           "each by the sum of the three."),
+        "[0.5760, 0.1400, 0.2840]",
+        N_("K has the rows (1, 1), (1, -1), (2, 0), so s_21, s_22, s_23 = 1, -1, 0 and the scaled "
+           "scores are 0.7071, -0.7071, 0. Their exponentials are 2.0281, 0.4931 and 1, with the "
+           "sum 3.5212; divided by it: 0.5760, 0.1400, 0.2840, which add up to 1. In closed form "
+           "a_21 = e^(1/sqrt 2) / (e^(1/sqrt 2) + e^(-1/sqrt 2) + 1).")),
+    "02.output_row": Question(
+        N_("The weights of question 1 say how much of each token to take; what is taken is the "
+           "token's VALUE, a row of V: (2, 0), (0, 3), (2, 3). Add the three values, each "
+           "multiplied by its weight."),
+        "[1.7200, 1.2720]",
+        N_("o_2 = 0.5760 (2, 0) + 0.1400 (0, 3) + 0.2840 (2, 3) = (1.1520 + 0 + 0.5680, 0 + 0.4200 "
+           "+ 0.8520) = (1.7200, 1.2720). With unrounded weights it is (1.7199, "
+           "1.2721), row 2 of O = A V; the check accepts both (3 decimals).")),
+}

@@ -26,6 +26,7 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
@@ -280,3 +281,78 @@ def check_why_scale(answer) -> Verdict:
         return Verdict(MISTAKE, _("Not quite: {why}").format(why=why), "why_scale_row_sums")
     return Verdict(WRONG, _('Answer with one letter, "a", "b" or "c"; got {answer!r}.').format(
         answer=answer))
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "var_std_for_variance": Mistake(
+        "03",
+        N_("the standard deviation sqrt(d_k)"),
+        N_("the variance of a sum of d_k independent terms q_i k_i, each of variance 1, is d_k; "
+           "sqrt(d_k) is its standard deviation.")),
+    "var_after_scaling": Mistake(
+        "03",
+        N_("the variance after scaling"),
+        N_("each term q_i k_i has variance 1, but there are d_k of them and the variances of "
+           "independent terms add up: Var[q.k] = d_k.")),
+    "var_before_scaling": Mistake(
+        "03",
+        N_("the variance before scaling"),
+        N_("dividing q.k by sqrt(d_k) divides its variance by (sqrt(d_k))^2 = d_k, so d_k "
+           "becomes 1.")),
+    "var_divided_by_sqrt": Mistake(
+        "03",
+        N_("dividing the variance by sqrt(d_k) once"),
+        N_("Var[X / c] = Var[X] / c^2: with c = sqrt(d_k) the variance d_k is divided by d_k, "
+           "not by sqrt(d_k).")),
+    "why_scale_length_myth": Mistake(  # the check words it: that is the myth '<label>'. <why>
+        "03",
+        N_("it only normalises vector length"),
+        N_("dividing the score by sqrt(d_k) leaves q and k as they are (their length is about "
+           "sqrt(d_k) each, and q.k / sqrt(d_k) is not a cosine); it fixes the spread of the "
+           "scores, Var = 1.")),
+    "why_scale_row_sums": Mistake(  # the check shows only the why
+        "03",
+        N_("the scale makes each row sum to 1"),
+        N_("the softmax already makes every row sum to 1, with or without the scale. The scale "
+           "changes how peaked the row is.")),
+}
+
+QUESTIONS = {
+    "03.dot_product_variance": Question(
+        N_("The score q.k is a sum of d_k terms q_i k_i. What is the variance of one such product "
+           "of two independent numbers with mean 0 and variance 1, and what happens to the "
+           "variances when independent terms are added?"),
+        "64",
+        N_("Each term has Var[q_i k_i] = E[q_i^2] E[k_i^2] = 1 * 1 = 1 (mean 0 and independence), "
+           "and the variances of independent terms add up: Var[q.k] = d_k = 64. Its standard "
+           "deviation, sqrt(64) = 8, is the typical size of a raw score.")),
+    "03.scaled_variance": Question(
+        N_("Dividing a random variable by a constant c divides its variance by c^2. Here the "
+           "variable is q.k, with the variance of question 1, and c = sqrt(d_k)."),
+        "1",
+        N_("Var[q.k / sqrt(d_k)] = Var[q.k] / (sqrt(d_k))^2 = d_k / d_k = 1, for every d_k: that "
+           "is the whole reason for the factor 1/sqrt(d_k).")),
+    "03.weights": Question(
+        N_("The same three steps as always, with the Q, K and d_k this cell defines (d_k = 4, no "
+           "longer 512): scores Q K^T of shape (n, m) = (2, 3), the scale, then the softmax over "
+           "each row. Where does the scale go, before or after the softmax?"),
+        "ac.softmax(Q @ K.T / np.sqrt(d_k), axis=-1)",
+        N_("The cell redefines Q (2, 4), K (3, 4) and d_k = 4, so Q @ K.T is (2, 3), one row per "
+           "query. The scale comes before the softmax (after it the rows no longer sum to 1), it "
+           "is sqrt(d_k) = 2 and not d_k = 4, and axis=-1 normalises each query's row over the "
+           "keys.")),
+    "03.why_scale": Question(
+        N_("Which of the three does the scale change: the length of q and k, the spread of the "
+           "scores, or the row sums of the weights? And which of them does the softmax already "
+           "take care of on its own?"),
+        '"b"',
+        N_("Var[q.k] = d_k, so without the scale the scores spread like sqrt(d_k) and the softmax "
+           "saturates: nearly one-hot weights and a vanishing Jacobian (section 5). Dividing by "
+           "sqrt(d_k) brings the variance back to 1 for every d_k. (a) is the length myth: q and k "
+           "are left as they are, and q.k / sqrt(d_k) is not a cosine. (c) is what the softmax "
+           "does by itself, with or without the scale.")),
+}

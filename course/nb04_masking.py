@@ -14,6 +14,7 @@ import attention_core as ac
 from course import figures
 from course.checks import MISTAKE, Verdict, check_value, named, sentence
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
@@ -172,3 +173,52 @@ def check_causal_mask(answer, n: int) -> Verdict:
 
 # finite stand-ins for -inf: a trade-off (section 8), so their verdict does not call them a mistake
 FINITE_FILLS = ("mask_large_negative", "mask_finfo_min")
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "mask_lower_triangle": Mistake(
+        "04",
+        N_("a mask that hides the past"),
+        N_("query i may see keys j <= i: the -inf entries belong ABOVE the diagonal "
+           "(np.triu(..., k=1)), not below it.")),
+    "mask_times_inf": Mistake(
+        "04",
+        N_("multiplying by -inf"),
+        N_("0 x -inf is NaN, not 0: np.triu(np.ones((n, n)), 1) * -np.inf puts NaN on and below "
+           "the diagonal, and one NaN turns a whole softmax row into NaN. "
+           "Use np.where(blocked, -np.inf, 0.0).")),
+}
+
+QUESTIONS = {
+    "04.causal_mask": Question(
+        N_("Query i may see the keys j <= i. Start from a True/False matrix that is True exactly "
+           "where a key is in the future (j > i: np.triu has an offset k for that), then turn True "
+           "into -np.inf and False into 0.0."),
+        "np.where(np.triu(np.ones((5, 5), dtype=bool), k=1), -np.inf, 0.0)",
+        N_("np.triu(..., k=1) is True strictly above the diagonal, where the keys are in the "
+           "future; np.where puts -inf there and 0 everywhere else, so the diagonal "
+           "(each position sees itself) and everything below it stay 0. Multiplying by -np.inf "
+           "instead would give NaN wherever the entry is 0 (0 x -inf), and -1e9 would hide a fully "
+           "masked row silently.")),
+    "04.masked_weights": Question(
+        N_("The order is scores, scale, mask, softmax: the mask M is added to the scaled scores, "
+           "before the softmax sees them."),
+        "ac.softmax(Q @ K.T / np.sqrt(d_k) + M, axis=-1)",
+        N_("Q @ K.T / sqrt(3) is (4, 4); adding M puts -inf above the diagonal, so the softmax "
+           "gives those keys exactly e^(-inf) = 0 and spreads each row over the keys j <= i: the "
+           "first row is [1, 0, 0, 0]. Zeroing the weights after the softmax instead leaves rows "
+           "that do not sum to 1.")),
+    "04.padded_output": Question(
+        N_("The core function ac.scaled_dot_product_attention takes the mask as an argument and "
+           "returns a pair (output, weights): which one is asked for? The mask is the padding mask "
+           "of section 3, built from `lengths`."),
+        "ac.scaled_dot_product_attention(Q_b, K_b, V_b, mask=ac.padding_mask(lengths, m=4))[0]",
+        N_("The padding mask has the shape (batch, 1, m): for every query it hides the padded KEYS "
+           "of its item, and it broadcasts to (batch, n, m) = (3, 4, 4). The function adds it to "
+           "the scaled scores before the softmax; [0] is the output, (batch, n, d_v) = (3, 4, 2). "
+           "Zeroing the padded values instead would leave the padded keys in every softmax.")),
+}

@@ -25,6 +25,7 @@ from course.checks import (
 from course import figures
 from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.i18n import N_, _, shown
 from course.live import LiveFigure
@@ -276,3 +277,98 @@ def check_mha_param_count(answer, d_model: int, h: int) -> Verdict:
     return Verdict(WRONG, _("Not quite: you gave {answer!r}. Add up the sizes of W_Q, W_K, W_V "
                             "(d_model, h*d_k) and W_O (h*d_v, d_model) with d_k = d_v = "
                             "d_model/h.").format(answer=answer))
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "W_O_uses_d_k": Mistake(
+        "05",
+        N_("wrong W_O shape: (h*d_k, d_model)"),
+        N_("W_O multiplies the concatenated VALUE heads, so its first dimension is h*d_v, "
+           "not h*d_k (they differ whenever d_k != d_v).")),
+    "W_O_transposed": Mistake(
+        "05",
+        N_("wrong W_O shape: transposed"),
+        N_("with row vectors, Concat(heads) (n, h*d_v) @ W_O must give (n, d_model), so W_O "
+           "is (h*d_v, d_model), not (d_model, h*d_v).")),
+    "W_O_single_head": Mistake(
+        "05",
+        N_("wrong W_O shape: one head's width"),
+        N_("W_O reads all heads at once: its first dimension is h*d_v, not d_v.")),
+    "no_W_O": Mistake(
+        "05",
+        N_("W_O left out"),
+        N_("the concatenated heads (n, h*d_v) must still be multiplied by W_O "
+           "(h*d_v, d_model) to mix the heads and return to d_model.")),
+    "mha_scaled_by_h_d_k": Mistake(
+        "05",
+        N_("scaling every head by sqrt(h*d_k)"),
+        N_("each head compares queries and keys of width d_k = {d_k}, so each head divides its "
+           "scores by sqrt(d_k) = sqrt({d_k}), not by sqrt(h*d_k) = sqrt({width}).")),
+    "mha_not_split": Mistake(
+        "05",
+        N_("one head of width h*d_k (no split into heads)"),
+        N_("split Q, K and V into h = {h} heads of width d_k = {d_k} (ac.split_heads), run "
+           "attention in each head on its own, then concatenate. One head of width h*d_k = {width} "
+           "has one softmax per query, so every feature is mixed with the same weights instead of "
+           "each head choosing its own.")),
+    "mha_counted_h_times": Mistake(
+        "05",
+        N_("counting every weight matrix h times"),
+        N_("the h heads SHARE the columns of W_Q, W_K, W_V: each head has (d_model, d_k) = "
+           "({d_model}, {d_k}) matrices, and h of them make one (d_model, h*d_k) = "
+           "({d_model}, {d_model}) matrix, not h of them.")),
+    "mha_forgot_W_O": Mistake(
+        "05",
+        N_("forgetting W_O"),
+        N_("besides W_Q, W_K, W_V there is the output matrix W_O of shape (h*d_v, d_model) = "
+           "({d_model}, {d_model}).")),
+    "mha_one_head_only": Mistake(
+        "05",
+        N_("counting one head's W_Q, W_K, W_V"),
+        N_("every one of the h = {h} heads has its own (d_model, d_k) blocks: together "
+           "3 * d_model * h*d_k = 3 * d_model^2, plus W_O.")),
+    "mha_with_biases": Mistake(
+        "05",
+        N_("adding biases"),
+        N_("attention_core's multi_head_attention has no bias vectors (nor does this question); "
+           "with a bias after each of the four matrices you would add 4 * d_model, but count only "
+           "the weight matrices here.")),
+}
+
+QUESTIONS = {
+    "05.W_O_shape": Question(
+        N_("W_O multiplies Concat(head_1, ..., head_h) and must give back rows of width d_model. "
+           "How wide is that concatenation: h times the width of what each head outputs. Does a "
+           "head output queries, keys or values?"),
+        "(20, 16)",
+        N_("Each head outputs (n, d_v) = (n, 5); four of them side by side are (n, h*d_v) "
+           "= (n, 20). With row vectors (n, 20) @ W_O must give (n, d_model) = (n, 16), so W_O is "
+           "(h*d_v, d_model) = (20, 16). h*d_k = 12 is the width of the concatenated queries, "
+           "which W_O never sees.")),
+    "05.multi_head": Question(
+        N_("Project X_q with P.W_Q, P.W_K and P.W_V, cut each result into h = 2 heads "
+           "(ac.split_heads), run attention in every head on its own, put the heads back side by "
+           "side (ac.merge_heads) and do not forget the last matrix."),
+        "ac.merge_heads(ac.scaled_dot_product_attention(\n"
+        "    ac.split_heads(X_q @ P.W_Q, 2),\n"
+        "    ac.split_heads(X_q @ P.W_K, 2),\n"
+        "    ac.split_heads(X_q @ P.W_V, 2),\n"
+        ")[0]) @ P.W_O",
+        N_("X_q @ P.W_Q is (n, h*d_k) = (3, 4); split_heads makes it (h, n, d_k) = (2, 3, 2), and "
+           "the same for K and V. scaled_dot_product_attention works along the leading head axis, "
+           "every head with its own softmax and its own scale sqrt(d_k) = sqrt(2); [0] is its "
+           "output (2, 3, 2). merge_heads concatenates the heads to (n, h*d_v) = (3, 4), and W_O "
+           "(4, 4) mixes them back to d_model. This is the loop over heads of sections 1-2, and "
+           "ac.multi_head_attention(X_q, X_q, P.W_Q, P.W_K, P.W_V, P.W_O, 2)[0] gives the same.")),
+    "05.param_count": Question(
+        N_("Count the entries of the four matrices: W_Q, W_K, W_V are (d_model, h*d_k) and W_O is "
+           "(h*d_v, d_model). With d_k = d_v = d_model / h, what is h*d_k?"),
+        "4 * 512 * 512",
+        N_("h*d_k = h*d_v = 8 * 64 = 512 = d_model, so all four matrices are 512 x 512: "
+           "4 * 512^2 = 1,048,576 weights. The heads divide these matrices' columns among them, so "
+           "the count is the same for every h.")),
+}

@@ -15,8 +15,9 @@ import attention_core as ac
 from course import figures
 from course.checks import Verdict, check_value
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course.figures import SMALL, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -213,3 +214,65 @@ def check_permuted_output(answer, Y, perm) -> Verdict:
     perm = np.asarray(perm)
     mistakes = {"pe_not_permuted": Y, "pe_inverse_permutation": Y[np.argsort(perm)]}
     return check_value(answer, Y[perm], _("output for X[perm]"), mistakes)
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "pe_swapped_sin_cos": Mistake(
+        "06",
+        N_("swapping sin and cos"),
+        N_("even dimensions 2i get sin, odd dimensions 2i+1 get cos; dim = {dim} is {parity}.")),
+    "pe_exponent_i": Mistake(
+        "06",
+        N_("the exponent i/d_model"),
+        N_("the exponent is 2i/d_model with the pair index i = {i} (here 2i/d_model = "
+           "{two_i}/{d_model}), not i/d_model.")),
+    "pe_exponent_dim": Mistake(
+        "06",
+        N_("using the dimension index dim in place of 2i"),
+        N_("both dimensions of a pair share one frequency: dim = {dim} belongs to pair i = {i}, so "
+           "the exponent is 2i/d_model = {two_i}/{d_model}, not {dim}/{d_model}.")),
+    "pe_positions_from_1": Mistake(
+        "06",
+        N_("counting positions from 1"),
+        N_("positions start at pos = 0 (the first token), as the rows of "
+           "ac.sinusoidal_positional_encoding do.")),
+    "pe_pair_index_rounded_up": Mistake(
+        "06",
+        N_("the pair index i = ceil(dim/2) = {i_up}"),
+        N_("the pair index rounds DOWN: dim = {dim} = 2i + 1 gives i = dim // 2 = {i}, so the "
+           "exponent is 2i/d_model = {two_i}/{d_model}, not {two_i_up}/{d_model}.")),
+    "pe_not_permuted": Mistake(
+        "06",
+        N_("the unpermuted output"),
+        N_("self-attention without positions is permutation-EQUIVARIANT, not invariant: the output "
+           "rows move together with the input rows.")),
+    "pe_inverse_permutation": Mistake(
+        "06",
+        N_("the inverse permutation"),
+        N_("row r of the new input is X[perm[r]], so row r of the new output is Y[perm[r]]: index "
+           "with perm, not with argsort(perm).")),
+}
+
+QUESTIONS = {
+    "06.pe_entry": Question(
+        N_("Dimension 3 = 2i + 1 is odd, which decides between sin and cos, and it belongs to the "
+           "pair i = 3 // 2. The angle is pos / 10000^(2i / d_model): work out the exponent "
+           "first."),
+        "np.cos(10 / 10000 ** (2 * 1 / 8))",
+        N_("Dimension 3 is odd: PE(pos, 2i+1) = cos(pos / 10000^(2i/d_model)) with i = 1, so the "
+           "exponent is 2/8 = 0.25 and 10000^0.25 = 10. The angle is 10 / 10 = 1 radian and "
+           "PE(10, 3) = cos(1) = 0.5403. Dimension 2, the other half of the pair, is sin(1).")),
+    "06.permuted_output": Question(
+        N_("Self-attention without positions is permutation-equivariant: reorder the input rows, "
+           "and the output rows are reordered the same way. Row r of the new input is X[perm[r]]; "
+           "which row of Y is its output?"),
+        "Y[perm]",
+        N_("Row r of the new input is the old token perm[r], and attention treats a token the same "
+           "wherever it stands, so row r of the new output is that token's old output, Y[perm[r]]: "
+           "the whole matrix is Y[perm]. Y itself would mean nothing moves (invariance), and "
+           "Y[np.argsort(perm)] applies the inverse permutation.")),
+}

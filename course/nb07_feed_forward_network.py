@@ -23,9 +23,10 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course import figures
 from course.figures import SMALL, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 # --- figures and live figure ----------------------------------------------------
@@ -304,3 +305,72 @@ def check_ffn_output(answer, X, W_1, b_1, W_2, b_2) -> Verdict:
                 "ffn_missing_b_1": ac.relu(X @ W_1) @ W_2 + b_2,
                 "ffn_missing_b_2": ac.relu(Z) @ W_2}
     return check_value(answer, right, _("FFN output"), mistakes)
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "ffn_no_biases": Mistake(
+        "07",
+        N_("forgetting the biases"),
+        N_("FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 also learns b_1 (d_ff numbers) and b_2 "
+           "(d_model numbers): the count is 2 d_model d_ff + d_ff + d_model.")),
+    "ffn_one_bias": Mistake(
+        "07",
+        N_("counting only one of the two biases"),
+        N_("there are two bias vectors, b_1 of shape (d_ff,) and b_2 of shape (d_model,); "
+           "count both.")),
+    "ffn_counted_like_attention": Mistake(
+        "07",
+        N_("counting the FFN like attention (4 d_model^2)"),
+        N_("attention has four d_model x d_model matrices (W_Q, W_K, W_V, W_O); the FFN has two "
+           "matrices, W_1 (d_model, d_ff) and W_2 (d_ff, d_model), with d_ff = 4 d_model, so "
+           "2 d_model d_ff = 8 d_model^2, plus the biases d_ff + d_model.")),
+    "ffn_square_weights": Mistake(
+        "07",
+        N_("using d_model x d_model weights"),
+        N_("the hidden layer is wider than the model: W_1 is (d_model, d_ff), not "
+           "(d_model, d_model).")),
+    "ffn_relu_after_W_2": Mistake(
+        "07",
+        N_("the ReLU applied after W_2"),
+        N_("the ReLU acts on the d_ff hidden units, between the two linear maps: "
+           "max(0, x W_1 + b_1), then W_2 and b_2. Applied at the end it clips the output "
+           "to >= 0 and leaves the two linear maps joined into one.")),
+    "ffn_no_relu": Mistake(
+        "07",
+        N_("leaving out the ReLU"),
+        N_("without max(0, .) the two layers collapse into a single linear map "
+           "x (W_1 W_2) + (b_1 W_2 + b_2); the ReLU on the hidden units is the non-linearity.")),
+    "ffn_missing_b_1": Mistake(
+        "07",
+        N_("a missing b_1"),
+        N_("add the hidden bias b_1 before the ReLU: max(0, x W_1 + b_1). It moves where each "
+           "hidden unit switches on.")),
+    "ffn_missing_b_2": Mistake(
+        "07",
+        N_("a missing b_2"),
+        N_("add the output bias b_2 at the very end: ... W_2 + b_2.")),
+}
+
+QUESTIONS = {
+    "07.ffn_param_count": Question(
+        N_("The FFN learns four arrays: W_1 (d_model, d_ff), b_1 (d_ff,), W_2 (d_ff, d_model) and "
+           "b_2 (d_model,). Add up their sizes."),
+        "2 * 512 * 2048 + 2048 + 512",
+        N_("W_1 and W_2 hold 512 * 2048 = 1,048,576 numbers each, b_1 holds 2048 and b_2 512: "
+           "2,097,152 + 2,560 = 2,099,712, about 8 d_model^2, twice attention's "
+           "4 d_model^2 = 1,048,576.")),
+    "07.ffn_output": Question(
+        N_("Row by row: widen with W_1 and b_1 (the first row gives (-0.5, -2, 3), as the question "
+           "says), switch off the negative hidden units, then come back with W_2 and b_2. Where "
+           "exactly does the ReLU go?"),
+        "np.maximum(0, X_tiny @ W_1t + b_1t) @ W_2t + b_2t",
+        N_("Row 1: (-0.5, -2, 3) becomes (0, 0, 3) after the ReLU; times W_2 that is 3 (1, -1) "
+           "= (3, -3), plus b_2 = (0.5, -1): (3.5, -4). Row 2: x = (0, 1) gives (1.5, 2, -2), then "
+           "(1.5, 2, 0), then 1.5 (1, 2) + 2 (-1, 1) = (-0.5, 5), plus b_2: (0, 4). The ReLU acts "
+           "on the d_ff hidden units between the two linear maps; b_1 goes before it, b_2 at the "
+           "end.")),
+}

@@ -25,6 +25,7 @@ from course.checks import (
 from course import figures
 from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course.figures import SMALL, attention_heatmap, fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
@@ -330,3 +331,87 @@ def check_layer_norm(answer, X, eps: float = 1e-5) -> Verdict:
         "layer_norm_std_only": X / np.sqrt(X.var(axis=-1, keepdims=True) + eps),
     }
     return check_value(answer, right, _("layer norm of X"), mistakes, atol=1e-4)
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "kv_from_decoder": Mistake(
+        "08",
+        N_("taking K and V from the decoder"),
+        N_("in cross-attention (encoder-decoder attention) only the queries come from the decoder; "
+           "the keys and values come from the encoder output (memory), so that every decoder "
+           "position can read the source sentence. K and V from the decoder would just be the "
+           "decoder's self-attention a second time.")),
+    "kv_from_encoder_input": Mistake(
+        "08",
+        N_("taking K and V from the encoder's input embeddings"),
+        N_("K and V come from the encoder's OUTPUT (after its last layer), the same memory for "
+           "every decoder layer, not from the source embeddings.")),
+    "cross_weights_transposed": Mistake(
+        "08",
+        N_("the transposed shape"),
+        N_("rows are queries and columns are keys: the n decoder positions ask and the m encoder "
+           "positions answer, so one head's weights are (n, m), each row summing to 1 over the "
+           "m source positions; (m, n) is the transpose.")),
+    "cross_weights_square": Mistake(
+        "08",
+        N_("a square shape"),
+        N_("only self-attention is square; cross-attention compares n decoder queries with m "
+           "encoder keys, so its weights are (n, m).")),
+    "layer_norm_columns": Mistake(
+        "08",
+        N_("normalising the columns"),
+        N_("layer norm works on each token (row) separately: mean and variance over its d_model "
+           "features, axis=-1. Normalising each feature over the positions (axis=0) mixes "
+           "tokens, like batch norm over the sequence.")),
+    "layer_norm_unbiased_var": Mistake(
+        "08",
+        N_("the unbiased variance (ddof=1)"),
+        N_("layer norm divides the sum of squares by d_model (biased variance: np.var's default, "
+           "and what PyTorch's LayerNorm uses), not by d_model - 1.")),
+    "layer_norm_std_only": Mistake(
+        "08",
+        N_("not subtracting the mean"),
+        N_("layer norm first centres each row, x - mean(x), then divides by sqrt(var + eps).")),
+    "cross_weights_all_heads": Mistake(
+        "08",
+        N_("the shape of all h = {h} heads, (h, n, m)"),
+        N_("the question asks for one head, whose weights are one matrix (n, m), without the head "
+           "axis.")),
+    "cross_weights_leading_1": Mistake(
+        "08",
+        N_("a leading 1"),
+        N_("an extra axis of length one; one head's weights are the matrix (n, m).")),
+}
+
+QUESTIONS = {
+    "08.cross_kv_source": Question(
+        N_("Cross-attention is how each decoder position reads the source sentence. Which of the "
+           "four arrays holds the source sentence after the encoder has worked on it?"),
+        "memory",
+        N_("In cross-attention only the queries come from the decoder "
+           "(A1, after its masked self-attention); the keys and values come from the encoder "
+           "output, memory, of shape (m, d_model) = (5, 8), the same for every decoder layer. Y or "
+           "A1 would make it a second self-attention, and X, the source embeddings, would skip the "
+           "encoder.")),
+    "08.cross_weights_shape": Question(
+        N_("Rows are queries, columns are keys. In cross-attention, who asks: the n = 4 decoder "
+           "positions or the m = 5 encoder positions? And the question is about one head."),
+        "(4, 5)",
+        N_("The n = 4 decoder positions are the queries (rows) and the m = 5 encoder positions the "
+           "keys (columns): one head's weights are (n, m) = (4, 5), each row a distribution over "
+           "the five source tokens. All h heads together would be (h, n, m).")),
+    "08.layer_norm": Question(
+        N_("Layer norm treats each row (token) on its own: its mean and its variance over the "
+           "d_model features. Use axis=-1 with keepdims=True so the (3, 1) statistics broadcast, "
+           "and keep eps inside the square root."),
+        "(X_ln - X_ln.mean(axis=-1, keepdims=True)) / np.sqrt(X_ln.var(axis=-1, keepdims=True) "
+        "+ 1e-5)",
+        N_("The first row (1, 2, 3, 6) has mean 3 and variance (4 + 1 + 0 + 9) / 4 = 3.5, so its "
+           "layer norm is (-2, -1, 0, 3) / sqrt(3.5 + 1e-5) = (-1.0690, -0.5345, 0, 1.6036). "
+           "np.var divides by d_model (ddof=0), as layer norm does; axis=0 would normalise each "
+           "feature over the tokens instead.")),
+}

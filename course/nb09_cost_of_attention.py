@@ -23,6 +23,7 @@ from course.checks import (
 )
 from course import figures
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _, shown
 from course.live import LiveFigure
@@ -337,3 +338,138 @@ def check_heads_cost_ratio(answer, n: int, d_model: int, h_from: int, h_to: int)
                          mistakes, rtol=1e-9,
                          hint=_("Write h n^2 (d_k + d_v) with d_k = d_v = d_model / h."),
                          context={"h_from": h_from, "h_to": h_to})
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "cost_forgot_heads": Mistake(
+        "09",
+        N_("one head only (n*n)"),
+        N_("every head has its own n x n score matrix, so multiply by h = {h}.")),
+    "cost_size_of_Q": Mistake(
+        "09",
+        N_("the size of Q (h*n*d_k)"),
+        N_("n*d_k counts the numbers in Q or K; the score matrix has one entry per "
+           "(query, key) pair{per_head}: n*n, whatever d_k is.")),
+    "cost_size_of_one_head_Q": Mistake(
+        "09",
+        N_("the size of one head's Q (n*d_k)"),
+        N_("n*d_k counts the numbers in Q or K; the score matrix has one entry per "
+           "(query, key) pair: n*n per head, whatever d_k is.")),
+    "cost_linear_in_n_per_head": Mistake(
+        "09",
+        N_("adding the positions (2n per head)"),
+        N_("queries and keys are paired, not added: n queries times n keys = n*n pairs per head.")),
+    "cost_linear_in_n": Mistake(
+        "09",
+        N_("adding the positions (2n)"),
+        N_("queries and keys are paired, not added: n queries times n keys = n*n pairs per head, "
+           "times h = {h} heads.")),
+    "cost_float32_bytes": Mistake(
+        "09",
+        N_("4 bytes per number (float32)"),
+        N_("numpy's default float is float64, 8 bytes per number; 4 bytes is float32.")),
+    "cost_megabytes": Mistake(
+        "09",
+        N_("megabytes (MB, 10**6 bytes)"),
+        N_("the question asks for MiB: 1 MiB = 2**20 = 1,048,576 bytes, a little more than "
+           "1 MB = 1,000,000 bytes, so the MiB number is smaller.")),
+    "cost_float32_bytes_and_megabytes": Mistake(
+        "09",
+        N_("4 bytes per number and MB"),
+        N_("float64 takes 8 bytes per number, and 1 MiB = 2**20 bytes (not 10**6).")),
+    "cost_bytes_not_mib": Mistake(
+        "09",
+        N_("leaving the answer in bytes"),
+        N_("that is the number of bytes; divide by 2**20 = 1,048,576 to get MiB.")),
+    "cost_entries_not_bytes": Mistake(
+        "09",
+        N_("counting entries instead of bytes"),
+        N_("each float64 entry takes 8 bytes; multiply the entries by 8 before dividing by "
+           "2**20.")),
+    "cost_gib_not_mib": Mistake(
+        "09",
+        N_("GiB (2**30 bytes)"),
+        N_("that is the size in GiB; the question asks for MiB (2**20 bytes).")),
+    "cost_linear_growth": Mistake(
+        "09",
+        N_("linear growth ({factor}x)"),
+        N_("there is one score per (query, key) pair: {factor}x the queries AND {factor}x the "
+           "keys, and every query is paired with every key.")),
+    "cost_cubic_growth": Mistake(
+        "09",
+        N_("cubic growth ({cube}x)"),
+        N_("the score matrix has two axes (queries and keys), so it grows with the square of n.")),
+    "online_no_rescale": Mistake(
+        "09",
+        N_("adding without rescaling the old sum"),
+        N_("the old sum l was measured against the old maximum r; when the maximum rises to r' "
+           "every old term exp(s - r) must become exp(s - r'), so multiply l by exp(r - r').")),
+    "online_rescale_inverted": Mistake(
+        "09",
+        N_("rescaling by exp(r' - r)"),
+        N_("the factor is exp(r - r') <= 1: the old terms shrink when the maximum rises.")),
+    "online_old_max_kept": Mistake(
+        "09",
+        N_("keeping the old maximum r"),
+        N_("the new running maximum is r' = max(r, max s); measure every term, old and new, "
+           "against r' so no exp() can overflow.")),
+    "cost_heads_main_cost": Mistake(
+        "09",
+        N_("treating the head count as the main cost"),
+        N_("with d_k = d_v = d_model / h more heads are narrower heads, so all heads together do "
+           "h n^2 (d_k + d_v) multiply-adds: put d_k = d_v = d_model / h in it and see what "
+           "is left of h. On long inputs it is the n^2 pairs that cost: doubling n multiplies the "
+           "work by 4. (The number of score entries, h n^2, does grow with h; the arithmetic does "
+           "not.)")),
+    "cost_heads_one_head": Mistake(
+        "09",
+        N_("counting one head's work only"),
+        N_("one of {h_to} heads has d_k = d_model / {h_to} and does {h_from}/{h_to} of the work of "
+           "one of {h_from} heads, but there are {h_to} of them: count the work of all heads "
+           "together.")),
+}
+
+QUESTIONS = {
+    "09.score_entries": Question(
+        N_("Every head forms its own score matrix with one entry per (query, key) pair. How many "
+           "pairs do n queries and n keys make, and how many heads are there? d_k is a red "
+           "herring."),
+        "12 * 2000 * 2000",
+        N_("One head: n * n = 2000 * 2000 = 4,000,000 pairs; twelve heads: 48,000,000 score "
+           "entries. d_k = 64 is the length of each dot product (the work per entry), not the "
+           "number of entries.")),
+    "09.score_mib": Question(
+        N_("Entries times bytes per entry, divided by the bytes of one MiB. One head, float64, and "
+           "a MiB is a power of two, not a million."),
+        "3072 * 3072 * 8 / 2**20",
+        N_("3072^2 = 9,437,184 entries of 8 bytes are 75,497,472 bytes; divided by 2^20 "
+           "= 1,048,576 that is exactly 72 MiB (75.5 MB in powers of ten; 36 MiB in float32).")),
+    "09.growth_ratio": Question(
+        N_("The score matrix is n x n. Write down its number of entries for n and for 2n, and "
+           "divide."),
+        "4",
+        N_("(2n)^2 / n^2 = 4: twice the queries times twice the keys is four times the pairs, "
+           "whatever n is. The time grows the same way, since every entry costs one dot product.")),
+    "09.online_sum": Question(
+        N_("The new block raises the running maximum. The old sum l = 1.2 was measured against the "
+           "old maximum r = 3: what must happen to each of its terms e^(s - r) once the maximum is "
+           "r' = 4? Then add the new terms, measured against r'."),
+        "1.2 * np.exp(3.0 - 4.0) + np.exp(4.0 - 4.0) + np.exp(2.0 - 4.0) + np.exp(-1.0 - 4.0)",
+        N_("r' = max(3.0, 4.0) = 4.0. Every old term e^(s - 3) becomes e^(s - 4) = e^(s - 3) "
+           "e^(-1), so the old sum shrinks to 1.2 e^(-1) = 0.4415. The new terms are e^0 + e^(-2) "
+           "+ e^(-5) = 1 + 0.1353 + 0.0067 = 1.1421, so l' = 1.5836.")),
+    "09.heads_cost_ratio": Question(
+        N_("With d_k = d_v = d_model / h, each head works on narrower vectors. Write the "
+           "multiply-adds of all heads together as h * n^2 * (d_k + d_v) and put d_k = d_v "
+           "= d_model / h in."),
+        "ac.attention_cost(3000, d_k=32, h=24)['multiply_adds'] "
+        "/ ac.attention_cost(3000, d_k=64, h=12)['multiply_adds']",
+        N_("h n^2 (d_k + d_v) = h n^2 (2 d_model / h) = 2 n^2 d_model: the h cancels, so the "
+           "factor is 1. Doubling the heads halves each head's width; on long inputs the cost is "
+           "the n^2 of the score matrix, whatever h is (only the memory of the weights, h n^2, "
+           "grows with h).")),
+}

@@ -24,6 +24,7 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course import figures
 from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _, shown
@@ -354,3 +355,129 @@ def check_adam_small_gradient(answer, g: float = 1e-6, lr: float = 3e-3, steps: 
     return Verdict(WRONG, _("Not quite: {got} has the right order of magnitude but is not it. "
                             "Count the steps, and look at what eps = 1e-8 does next to "
                             "sqrt(v_hat).").format(got=value))
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "softmax_backward_diagonal_only": Mistake(
+        "10",
+        N_("only the diagonal of the Jacobian"),
+        N_("p * dp keeps diag(p) and drops the - p p^T part (p as a column vector): every weight depends on every input "
+           "through the shared denominator, so dx = p * (dp - sum_j p_j dp_j).")),
+    "softmax_backward_missing_p": Mistake(
+        "10",
+        N_("forgetting the factor p"),
+        N_("the Jacobian entry is p_i (delta_ij - p_j): dx = p * (dp - sum_j p_j dp_j), with the "
+           "factor p in front; dp - sum_j p_j dp_j alone is missing it.")),
+    "softmax_backward_wrong_axis": Mistake(
+        "10",
+        N_("the sum over the wrong axis"),
+        N_("each row of weights is its own softmax (over the keys), so the sum p . dp runs along "
+           "the row, axis=-1, keepdims=True; summing down the columns mixes different queries.")),
+    "softmax_backward_used_scores": Mistake(
+        "10",
+        N_("using the scores instead of the weights"),
+        N_("the formula needs the softmax OUTPUT p (the weights), not its input x: "
+           "dx = p * (dp - sum_j p_j dp_j) with p = softmax(x).")),
+    "dQ_no_scale": Mistake(
+        "10",
+        N_("forgetting 1/sqrt(d_k) in the backward pass"),
+        N_("the scores are Q K^T / sqrt(d_k), so the chain rule brings the same factor back: "
+           "dQ = dS K / sqrt(d_k).")),
+    "dQ_skips_softmax": Mistake(
+        "10",
+        N_("skipping the softmax"),
+        N_("dA = dO V^T is the gradient of the weights A, not of the scores S; go through the "
+           "softmax first, dS = A * (dA - rowsum(A * dA)), then dQ = dS K / sqrt(d_k).")),
+    "dQ_is_dK": Mistake(
+        "10",
+        N_("the gradient of K instead of Q"),
+        N_("dS^T Q / sqrt(d_k) is dK (one row per key); for the queries multiply dS, one row per "
+           "query, by K: dQ = dS K / sqrt(d_k).")),
+    "dQ_transposed_scores": Mistake(
+        "10",
+        N_("the transposed score gradient"),
+        N_("dS has one row per query (n, m), like S; dQ = dS K / sqrt(d_k) uses it as it is, "
+           "without a transpose.")),
+    "reversal_attends_itself": Mistake(
+        "10",
+        N_("a query that reads its own position"),
+        N_("position i holds an output digit already written; the digit to predict next is in "
+           "the input part of the sequence, at its mirror position.")),
+    "reversal_off_by_one": Mistake(
+        "10",
+        N_("off by one: the digit already at position i"),
+        N_("position i predicts the token at position i + 1, so it must read the digit that "
+           "comes next in the reversed output; 2L - i is where the digit at position i itself "
+           "came from: one position further.")),
+    "reversal_copy": Mistake(
+        "10",
+        N_("the copying pattern"),
+        N_("i - L is the key a copying task would read (the same order); reversing reads the "
+           "input from its end.")),
+    "reversal_previous_token": Mistake(
+        "10",
+        N_("the previous token"),
+        N_("i - 1 is the previous position, the pattern of a 'previous token' head; the task "
+           "needs the mirror image in the input.")),
+    "adam_small_gradient_stops": Mistake(
+        "10",
+        N_("a small gradient means Adam stops moving"),
+        N_("plain gradient descent moves by lr * g per step. Adam divides the running mean of g by the "
+           "root of the running mean of g^2, so a gradient that stays the same size moves its "
+           "parameter by about lr per step, whether g is 1e-2 or 1e-6; only g near eps = 1e-8, "
+           "or a gradient that changes sign, slows it.")),
+}
+
+QUESTIONS = {
+    "10.softmax_backward": Question(
+        N_("Every weight p_j of a row depends on every score of that row through the shared "
+           "denominator, so the gradient of one score collects the upstream dp of the whole row. "
+           "The formula is in the question: which array is p, and along which axis is the row "
+           "sum?"),
+        "p = ac.softmax(x)  # (2, 3), the weights: each row sums to 1\n"
+        "answer = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))",
+        N_("The Jacobian of one row's softmax is diag(p) - p p^T (p as a column vector, as in "
+           "notebook 03), so dx_i = p_i (dp_i - sum_j p_j "
+           "dp_j): the weights p, not the scores x, times the upstream gradient minus its "
+           "p-weighted mean. np.sum(..., axis=-1, keepdims=True) takes that mean within each row "
+           "(shape (2, 1), so it broadcasts back over the row). Keeping only p * dp drops the "
+           "shared denominator; summing down the columns mixes the two rows.")),
+    "10.attention_dQ": Question(
+        N_("Go backwards through the forward pass O = A V, A = softmax(S), S = Q K^T / sqrt(d_k): "
+           "first the gradient of the weights A, then through the softmax to the scores S (the "
+           "formula of question 1), then to Q. Section 1 has the five formulas."),
+        "A = ac.attention_weights(Q2, K2)  # (n, m) = (3, 3), the forward pass's weights\n"
+        "dA = dO2 @ V2.T  # (n, d_v) @ (d_v, m) -> (n, m)\n"
+        "dS = A * (dA - np.sum(A * dA, axis=-1, keepdims=True))  # through the softmax\n"
+        "answer = dS @ K2 / np.sqrt(4)  # (n, m) @ (m, d_k) -> (n, d_k)",
+        N_("O = A V gives dA = dO V^T, one entry per (query, key). The softmax of each row turns "
+           "it into dS = A * (dA - rowsum(A * dA)), the gradient of the scores. S = Q K^T "
+           "/ sqrt(d_k) is linear in Q, so dQ = dS K / sqrt(d_k): the same factor 1/sqrt(d_k) as "
+           "in the forward pass. dS^T Q / sqrt(d_k) would be dK, and dA K / sqrt(d_k) skips the "
+           "softmax.")),
+    "10.reversal_key": Question(
+        N_("Write the sequence out with its positions: the digits x_0..x_5 at 0..5, the separator "
+           "at 6, then the reversed digits. Which token comes at position i + 1 = 9, and where "
+           "does that digit stand in the input?"),
+        "3",
+        N_("The reversed digits follow the separator: position 7 holds x_5, position 8 holds x_4 "
+           "and position 9 holds x_3. The query at i = 8 predicts the token at position 9, so it "
+           "must read x_3, at input position 3 = 2L - 1 - i = 11 - 8. Reading 2L - i = 4 (x_4) is "
+           "the off-by-one of next-token prediction: that digit is already at position 8.")),
+    "10.adam_small_gradient": Question(
+        N_("Write out one Adam step (section 2) for a gradient g that is the same at every step. "
+           "The bias corrections make m_hat = g and v_hat = g^2 exactly, from the first step on. "
+           "What is m_hat / (sqrt(v_hat) + eps) then, and how does it depend on the size of g?"),
+        "10 * 3e-3 * 1e-6 / (1e-6 + 1e-8)",
+        N_("With m_hat = g and sqrt(v_hat) = |g| every step moves w by lr * g / (|g| + eps) = "
+           "3e-3 * 1e-6 / (1e-6 + 1e-8) = 0.00297, so ten steps move it by 0.0297: almost the "
+           "same as for g = 1e-2. A small gradient does not stop Adam; it rescales each "
+           "parameter's step to about lr. 3e-8 (= 10 * lr * g) is what plain gradient descent "
+           "would do. The stuck row of section 7 is stuck for another reason: W_Q and W_K are "
+           "shared, so their steps follow the rows that do have gradient, and the gradient "
+           "towards the right key is 1e-91 against theirs.")),
+}

@@ -28,9 +28,10 @@ from course.checks import (
 )
 from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course import figures
 from course.figures import SMALL, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 HEAD_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
@@ -330,3 +331,122 @@ def check_cache_saves_memory(answer) -> Verdict:
     return _check_true_false(answer, False, "cache_saves_memory", _(
         "Correct: False. The cache saves arithmetic, hence time, and spends memory on it: "
         "2 * layers * h * t * d_k numbers per sequence that recomputing would not keep."))
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "cache_no_heads": Mistake(
+        "11",
+        N_("the cache without its head axis"),
+        N_("every head has its own keys: the cache of one layer is (h, t, d_k), one (t, d_k) "
+           "block per head.")),
+    "cache_transposed": Mistake(
+        "11",
+        N_("a transposed cache"),
+        N_("keys are stored one row per position, as K is (m, d_k) in the forward pass: "
+           "(h, t, d_k), not (h, d_k, t).")),
+    "cache_off_by_one": Mistake(
+        "11",
+        N_("off by one"),
+        N_("after t tokens have gone through the model the cache holds t keys: the prompt's and "
+           "every generated token's, including the newest one.")),
+    "cache_d_model": Mistake(
+        "11",
+        N_("d_model instead of d_k"),
+        N_("the cache stores keys after W_K and the split into heads: each is d_k wide, not "
+           "d_model.")),
+    "cache_row_masked": Mistake(
+        "11",
+        N_("a causal mask on the single new row"),
+        N_("the new query is the LAST position: it may see every cached key. causal_mask(t)[0] "
+           "is the mask of the FIRST position and hides all keys but one.")),
+    "cache_no_scaling": Mistake(
+        "11",
+        N_("no 1/sqrt(d_k)"),
+        N_("the cached step computes the same attention as the full pass: "
+           "softmax(q K^T / sqrt(d_k)) V.")),
+    "recompute_count_last_step_only": Mistake(
+        "11",
+        N_("counting only the last step"),
+        N_("without a cache EVERY step recomputes its whole prefix: step t compares t queries "
+           "with t keys, t^2 score entries, and the steps add up.")),
+    "cache_count_quadratic": Mistake(
+        "11",
+        N_("the cost of a full recompute"),
+        N_("with a cache only the new query is compared with the t cached keys: t score entries "
+           "at step t, not t^2.")),
+    "recompute_count_cached": Mistake(
+        "11",
+        N_("the cached count where the recomputed one is asked"),
+        N_("without a cache every step recomputes ALL its t queries, not only the new one: "
+           "t^2 score entries at step t, not t.")),
+    "weight_is_explanation": Mistake(
+        "11",
+        N_("an attention weight is an explanation"),
+        N_("a weight says where a head reads, not that the answer depends on what it reads. In "
+           "this notebook each head alone puts its largest weight on the right key on most rows, "
+           "yet zeroing either head costs only a few points of accuracy: the other reads the "
+           "same key. Only an intervention (zero the head, change the token) tests dependence.")),
+    "cache_saves_memory": Mistake(
+        "11",
+        N_("the KV cache saves memory"),
+        N_("the cache trades memory for time: it keeps 2 * layers * h * t * d_k numbers per "
+           "sequence (0.5 MiB per token for Llama 2 7B in float16) so as not to recompute them; "
+           "recomputing needs no cache at all.")),
+    "count_off_by_one": Mistake(
+        "11",
+        N_("off by one in the sum"),
+        N_("the steps run over t = 1, ..., T (the first token sees one key, the last sees T): "
+           "check the first and the last term of your sum.")),
+}
+
+QUESTIONS = {
+    "11.cache_shape": Question(
+        N_("Every head keeps its own keys, one row per position that has gone through the model "
+           "(the prompt's and the generated ones, the newest included), each of the head's width."),
+        "(2, 10, 16)",
+        N_("7 prompt tokens and 3 generated ones make t = 10 cached positions. Each of the h = 2 "
+           "heads has its own (t, d_k) block of keys, so cache[\"K\"] is (h, t, d_k) "
+           "= (2, 10, 16). d_model = 32 is the width before W_K and the split into heads.")),
+    "11.cached_attention": Question(
+        N_("The new position may attend to every cached position and to itself: put its key and "
+           "value at the end of the cache first, then run ordinary attention for the one new "
+           "query. Does it need a mask?"),
+        "ac.scaled_dot_product_attention(\n"
+        "    q, np.concatenate([K_old, k_new]), np.concatenate([V_old, v_new])\n"
+        ")[0]",
+        N_("np.concatenate stacks the rows: K is (t, d_k) = (5, 4) with the new key last, V is "
+           "(5, 3). The new query is the last position, so the causal mask allows it every key and "
+           "none is needed; [0] is the output (1, d_v) = (1, 3). Attending with K_old, V_old alone "
+           "would leave out the new token itself, and causal_mask(5)[0] is the mask of the FIRST "
+           "position, which hides all keys but one.")),
+    "11.total_score_entries": Question(
+        N_("Without a cache, step t runs attention over the whole prefix of t positions again: t "
+           "queries, each against t keys. Add that up over t = 1..T."),
+        "sum(t * t for t in range(1, 101))",
+        N_("Step t computes t * t score entries, so the total is 1 + 4 + 9 + ... + 100^2 = "
+           "T (T + 1) (2T + 1) / 6 = 100 * 101 * 201 / 6 = 338,350. With the cache step t computes "
+           "only the new query's t entries, sum t = 5,050; counting only the last step gives "
+           "100^2 = 10,000.")),
+    "11.weight_explains": Question(
+        N_("Look at the ablation of section 6: what happened to the accuracy when head 1, the "
+           "head that is on the right key most often, was zeroed? What else reads that key?"),
+        "False",
+        N_("Head 1 puts its largest weight on the right key on most answer rows, yet with its "
+           "output zeroed the model still answers almost as well, because head 0 reads the same "
+           "key: the heads duplicate each other. A weight shows where a head reads; whether the "
+           "answer depends on it is a question about what happens without it, which only an "
+           "intervention (the ablation, or notebook 10's causal test) answers.")),
+    "11.cache_saves_memory": Question(
+        N_("What does the cached loop keep between steps that the recomputing loop throws away? "
+           "Section 4 counts it in bytes."),
+        "False",
+        N_("The recomputing loop keeps only the tokens; the cached one keeps every layer's keys "
+           "and values, 2 * layers * h * t * d_k numbers per sequence, growing by one row per "
+           "token (0.5 MiB per token for Llama 2 7B in float16, 2 GiB at its 4,096-token "
+           "context). In exchange each step computes one row instead of t: the cache spends "
+           "memory to save time.")),
+}

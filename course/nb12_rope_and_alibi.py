@@ -17,6 +17,7 @@ import attention_core as ac
 import attention_learning as al
 from course.checks import CORRECT, WRONG, Verdict, as_float, check_value, is_unanswered, weight_mistakes
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course import figures
 from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
@@ -480,3 +481,164 @@ def check_layout_permutation(answer, d: int) -> Verdict:
                                   "code gives the split-halves checkpoint's scores."))
     return check_value(answer, right, _("column order"), {"rope_inverse_permutation": inverse},
                        atol=0.5)
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "rope_wrong_layout": Mistake(
+        "12",
+        N_("the other RoPE layout"),
+        N_("ac.rope pairs feature j with feature j + d/2 (split halves, as GPT-NeoX and Hugging "
+           "Face's Llama do); interleaved=True pairs 2j with 2j + 1. The same numbers in the other "
+           "layout rotate other pairs at other speeds: only position 0, which is not rotated, "
+           "comes out the same.")),
+    "rope_rotate_v": Mistake(
+        "12",
+        N_("rotating the values too"),
+        N_("RoPE rotates the queries and the keys, so that their dot products see the offset; the "
+           "values are what the weights average, and stay as X W_V.")),
+    "rope_after_attention": Mistake(
+        "12",
+        N_("rotating after attention instead of before the scores"),
+        N_("the rotation must act on q and k BEFORE their dot products: rotating the output (or "
+           "anything after the scores) leaves the weights blind to position.")),
+    "rope_theta_d": Mistake(
+        "12",
+        N_("theta computed with d where d/2 belongs"),
+        N_("theta_j = base^(-2j/d) = base^(-j/(d/2)) for the d/2 pairs j = 0..d/2 - 1; base^(-j/d) "
+           "makes every pair turn too fast, the slowest only about base^(1/2) times slower "
+           "than the fastest.")),
+    "rope_missing": Mistake(
+        "12",
+        N_("no rotation at all"),
+        N_("that is plain causal attention: rotate Q and K with ac.rope before the scores.")),
+    "rope_query_only": Mistake(
+        "12",
+        N_("rotating only the queries"),
+        N_("the score depends on m - n only when BOTH sides are rotated, the query by m and the key "
+           "by n; with the keys unrotated it depends on the query's absolute position.")),
+    "rope_key_only": Mistake(
+        "12",
+        N_("rotating only the keys"),
+        N_("the score depends on m - n only when BOTH sides are rotated, the query by m and the key "
+           "by n; with the queries unrotated it depends on the key's absolute position.")),
+    "rope_on_embeddings": Mistake(
+        "12",
+        N_("rotating X before the projections"),
+        N_("rotate the queries and keys AFTER W_Q and W_K: a rotation of x does not pass through "
+           "a learned matrix, so (x R) W_Q is not (x W_Q) R and the offset property is lost.")),
+    "rope_cache_rotated_twice": Mistake(
+        "12",
+        N_("rotating the cache again"),
+        N_("the cached keys were rotated once, at their own positions, when they were stored: "
+           "rotate only the new token's query and key (at position {t}), not the cache.")),
+    "rope_cache_offset": Mistake(
+        "12",
+        N_("forgetting the cache offset"),
+        N_("the new token is at position {t}, not 0: rotate its query and key with "
+           "positions=[{t}]. Rotated as position 0 on every step, its offsets to the cached keys "
+           "come out wrong by t.")),
+    "rope_cache_query_offset": Mistake(
+        "12",
+        N_("the new query rotated as position 0"),
+        N_("the query of the token at position {t} must be rotated by {t} too (positions=[{t}]), "
+           "like its key: the score sees the difference of the two positions.")),
+    "rope_cache_key_unrotated": Mistake(
+        "12",
+        N_("the new key cached unrotated"),
+        N_("every key in the cache is rotated once, at its own position, before it is stored: the "
+           "new token's key needs positions=[{t}] as well.")),
+    "alibi_geometric_any_h": Mistake(
+        "12",
+        N_("the geometric sequence for a head count that is not a power of two"),
+        N_("2^(-8(r+1)/h) is ALiBi's rule only when h is a power of two. For h = {heads}: the slopes "
+           "of the largest power of two p < h, then every other slope of 2p heads for the "
+           "remaining h - p heads.")),
+    "alibi_slopes_from_zero": Mistake(
+        "12",
+        N_("slopes starting at 2^0"),
+        N_("the first head's slope is 2^(-8/p), not 1, with p the largest power of two <= h: the "
+           "exponent runs over r + 1 = 1..p.")),
+    "alibi_slopes_reversed": Mistake(
+        "12",
+        N_("the slopes in reverse order"),
+        N_("head 0 has the steepest slope and the slopes fall from there; the order matters once "
+           "a checkpoint's heads are trained with them.")),
+    "alibi_slopes_sorted": Mistake(
+        "12",
+        N_("the slopes sorted"),
+        N_("for {heads} heads the paper's rule does not give a falling sequence: the first p "
+           "heads take the slopes of p heads, and the extra heads the in-between slopes of 2p "
+           "heads, after them. Keep that order.")),
+    "alibi_other_half": Mistake(
+        "12",
+        N_("every other slope from the second"),
+        N_("the extra heads take the 1st, 3rd, 5th, ... slope of 2p heads: those lie between the "
+           "p heads' slopes. From the second, 2p heads' slopes repeat slopes the first p heads "
+           "already have.")),
+    "alibi_slope_sign": Mistake(
+        "12",
+        N_("a slope with the wrong sign"),
+        N_("the bias is -s_r (i - j) with s_r > 0: a penalty that grows with the distance. With "
+           "the sign flipped, far keys are rewarded.")),
+    "rope_inverse_permutation": Mistake(
+        "12",
+        N_("the column order of the other direction"),
+        N_("W_Q[:, perm] puts old column perm[c] at new column c. The interleaved code reads pair "
+           "j from columns 2j and 2j + 1, so those must receive the checkpoint's columns j and "
+           "j + d/2; your order sends them the other way (it is the order for converting "
+           "interleaved weights to split halves).")),
+}
+
+QUESTIONS = {
+    "12.rope_attention": Question(
+        N_("Project first (Q = X W_Q, K = X W_K, V = X W_V), then rotate Q and K, each row at its "
+           "own position (ac.rope's default positions are 0..n-1), then run causal attention as in "
+           "notebook 04. Which of the three is not rotated?"),
+        "ac.scaled_dot_product_attention(\n"
+        "    ac.rope(X @ W_Q), ac.rope(X @ W_K), X @ W_V, ac.causal_mask(5)\n"
+        ")[0]",
+        N_("RoPE goes after the projections and before the scores: rope(Q) rope(K)^T / sqrt(d_k) "
+           "+ M, with rows 0..4 rotated by their positions. V = X W_V is not rotated: the weights "
+           "decide where to read, the values are what is read. [0] is the output (n, d_v) = "
+           "(5, 4); [1] would be the weights.")),
+    "12.rope_cached_query": Question(
+        N_("The new token is the fifth position. Rotate its query and its key at THAT position "
+           "(positions=[...]), append the rotated key and the value to the cache, and attend with "
+           "the one rotated query. Does it need a mask?"),
+        "ac.scaled_dot_product_attention(\n"
+        "    ac.rope(q, positions=[4]),\n"
+        "    np.concatenate([K_cache, ac.rope(k, positions=[4])]),\n"
+        "    np.concatenate([V_cache, v]),\n"
+        ")[0]",
+        N_("The cached keys were rotated at positions 0-3 when they entered the cache; the new key "
+           "and query are rotated at t = 4, so every score sees the offset 4 - n. The new query "
+           "is the last position and may see every key: no mask. Without positions=[4], ac.rope "
+           "rotates the one row as position 0, the classic cache-offset slip.")),
+    "12.alibi_slopes": Question(
+        N_("12 is not a power of two. Take the slopes of the largest power of two below it, "
+           "p = 8; the other 12 - 8 heads take every other slope of 2p = 16 heads, starting "
+           "with the first."),
+        "np.concatenate([2.0 ** (-8 * np.arange(1, 9) / 8),\n"
+        "                2.0 ** (-8 * np.arange(1, 17) / 16)[0::2][:4]])",
+        N_("For p = 8 the slopes are 2^(-1), 2^(-2), ..., 2^(-8). For 16 heads they would be "
+           "2^(-0.5), 2^(-1), ..., 2^(-8); every other one from the first is 2^(-0.5), 2^(-1.5), "
+           "2^(-2.5), 2^(-3.5) for the last 4 heads: 0.7071, 0.3536, 0.1768, 0.0884 after "
+           "0.5, 0.25, ..., 0.0039. The geometric sequence 2^(-8(r+1)/12) is not ALiBi's rule "
+           "for 12 heads.")),
+    "12.layout_permutation": Question(
+        N_("In your code (interleaved) pair j is read from columns 2j and 2j + 1; in the checkpoint "
+           "(split halves) pair j is columns j and j + 4. W_Q[:, perm] puts old column perm[c] at "
+           "new column c: which old column must land at new column 1? At new column 2?"),
+        "np.argsort(np.concatenate([np.arange(0, 8, 2), np.arange(1, 8, 2)]))",
+        N_("New column 2j must hold the first feature of pair j, which the checkpoint keeps in "
+           "column j, and new column 2j + 1 the second, old column j + 4: perm = [0, 4, 1, 5, 2, "
+           "6, 3, 7], the inverse of section 4's pi (np.argsort inverts a permutation). q and k "
+           "are permuted alike, so every dot product, and every score, is unchanged. pi itself "
+           "is the order for the other direction, interleaved weights into split-halves code, "
+           "which Hugging Face's Llama conversion script applies to the rows of q_proj and "
+           "k_proj (torch stores W transposed).")),
+}

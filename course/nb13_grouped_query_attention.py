@@ -27,6 +27,7 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course import figures
 from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
@@ -334,3 +335,96 @@ def check_fewer_scores(answer) -> Verdict:
     label, why = named("gqa_fewer_scores")
     return Verdict(MISTAKE, _('Not quite: this is the classic mistake "{label}". {why}').format(
         label=label, why=sentence(why)), "gqa_fewer_scores")
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "gqa_heads_tiled": Mistake(
+        "13",
+        N_("K/V heads repeated in the wrong order (r % h_kv)"),
+        N_("query head r reads K/V head r // (h / h_kv): the heads of one group are neighbours, "
+           "so np.repeat(K, h // h_kv, axis=-3) gives K/V heads 0, 0, 1, 1 for h = 4, h_kv = 2. "
+           "np.tile gives 0, 1, 0, 1 (head r % h_kv), which pairs query heads with another "
+           "group's keys: a model trained one way computes something else the other way.")),
+    "gqa_first_kv_head_only": Mistake(
+        "13",
+        N_("every query head reading K/V head 0"),
+        N_("that is multi-query attention with the first head's keys; with h_kv key/value heads "
+           "each group of h / h_kv query heads has its own.")),
+    "mask_top_left_with_cache": Mistake(
+        "13",
+        N_("the top-left causal mask with a cache (torch's is_causal=True for n != m)"),
+        N_("the n new queries are the LAST n of the m positions: query i sits at position "
+           "i + m - n and sees keys 0 .. i + m - n. The top-left mask lets query i see only keys "
+           "0 .. i, as if the new queries came first, and hides most of the cache from them. "
+           "ac.causal_mask(n, m) (torch: causal_lower_right) is aligned at the bottom right.")),
+    "kv_cache_query_heads": Mistake(
+        "13",
+        N_("counting the query heads h instead of the K/V heads h_kv"),
+        N_("the cache holds keys and values, and there are only h_kv of those heads; the queries "
+           "of the h heads are used once and never cached.")),
+    "kv_cache_keys_only": Mistake(
+        "13",
+        N_("keys only, no values"),
+        N_("the cache holds a key AND a value per position and K/V head: the factor 2.")),
+    "kv_cache_one_layer": Mistake(
+        "13",
+        N_("one layer only"),
+        N_("every layer has its own keys and values, so its own cache: multiply by the layers.")),
+    "kv_cache_in_kib": Mistake(
+        "13",
+        N_("kibibytes instead of bytes"),
+        N_("that is the count in KiB (bytes / 1,024); the question asks for bytes.")),
+    "kv_cache_in_bits": Mistake(
+        "13",
+        N_("bits instead of bytes"),
+        N_("that is the count in bits (8 per byte); the question asks for bytes.")),
+    "gqa_fewer_scores": Mistake(
+        "13",
+        N_("sharing K/V heads computes fewer scores"),
+        N_("each of the h query heads still compares its n queries with all m keys, h * n * m "
+           "scores as in multi-head attention; sharing saves the K/V projections, the cache and "
+           "the memory traffic of reading it, not the score arithmetic.")),
+}
+
+QUESTIONS = {
+    "13.grouped_output": Question(
+        N_("h = 4 query heads share h_kv = 2 key/value heads, so each K/V head serves a group of "
+           "two neighbouring query heads. Make K and V as many heads as Q, in the order that "
+           "pairs query head r with K/V head r // 2, then attend as in one multi-head call."),
+        "ac.scaled_dot_product_attention(Q, np.repeat(K, 2, axis=0), np.repeat(V, 2, axis=0))[0]",
+        N_("np.repeat(K, 2, axis=0) repeats each K/V head in place: heads 0, 0, 1, 1, so query "
+           "heads 0 and 1 read K/V head 0 and heads 2 and 3 read K/V head 1, which is r // 2. "
+           "Then every head is ordinary scaled dot-product attention, divided by sqrt(d_k) = "
+           "sqrt(2), the width of one head. The output has shape (h, n, d_v) = (4, 3, 3) and "
+           "equals ac.grouped_query_attention(Q, K, V)[0]. np.tile(K, (2, 1, 1)) would give "
+           "0, 1, 0, 1: the wrong pairing.")),
+    "13.cached_mask": Question(
+        N_("The cache holds 4 positions and 3 new tokens arrive: the queries are at positions 4, "
+           "5 and 6, the keys at 0 .. 6. Which keys may the query at position 4 see?"),
+        "np.where(np.arange(7)[None, :] > np.arange(4, 7)[:, None], -np.inf, 0.0)",
+        N_("Row i is the query at position i + m - n = i + 4. It may see every key up to its own "
+           "position: row 0 blocks keys 5 and 6, row 1 blocks key 6, row 2 blocks nothing. That "
+           "is ac.causal_mask(3, 7), the last three rows of the 7 x 7 causal mask. The top-left "
+           "mask, the first three rows (torch's is_causal=True with n != m), would hide keys "
+           "1 .. 6 from the first new query.")),
+    "13.cache_bytes_per_token": Question(
+        N_("One token adds a key and a value in every layer, in each of the h_kv key/value heads, "
+           "d_k numbers each. Which of the given numbers is not part of it?"),
+        "2 * 28 * 4 * 128 * 2",
+        N_("2 (a key and a value) x 28 layers x h_kv = 4 K/V heads x d_k = 128 numbers x 2 bytes "
+           "= 57,344 bytes = 56 KiB per token. The h = 28 query heads do not enter: queries are "
+           "not cached. With h_kv = h = 28 it would be seven times as much.")),
+    "13.fewer_scores": Question(
+        N_("Count the score entries QK^T of one layer: how many query heads compute them, with "
+           "how many queries and keys each? Which of these numbers does h_kv change?"),
+        "False",
+        N_("Every query head r still computes its (n, m) scores against the keys of its group: "
+           "h * n * m entries, exactly as many as multi-head attention. Grouping shrinks W_K and "
+           "W_V, the keys and values computed, and above all the cache and the bytes read from it "
+           "at every generated token; when decoding is limited by memory traffic, as it usually "
+           "is, that is where the time goes.")),
+}

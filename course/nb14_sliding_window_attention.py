@@ -25,9 +25,10 @@ from course.checks import (
     unanswered,
 )
 from course.checks import hint as hint, solution as solution  # offered in the check cells
+from course.checks import Mistake, Question  # of its own entries, at the end
 from course import figures
 from course.figures import SMALL, fixed_subplots
-from course.i18n import _
+from course.i18n import N_, _
 from course.live import LiveFigure
 
 SEEN = ListedColormap(["0.92", "tab:blue"])  # 0: hidden (-inf), 1: may attend
@@ -309,3 +310,84 @@ def check_cache_positions(answer, t: int, window: int, sinks: int) -> Verdict:
                                 "written, t = {t}.").format(t=t))
     return Verdict(WRONG, _("Not quite: your list has {k} positions. Which positions stay for "
                             "ever, and which are the most recent ones?").format(k=len(got)))
+
+
+# --- this notebook's entries of checks.MISTAKES and checks.QUESTIONS ---------------------------
+# The mistakes its checks name (those several notebooks name are in course/mistakes.py), and
+# the hint and worked solution of each of its questions (course/questions.py gathers them).
+
+MISTAKES = {
+    "window_off_by_one": Mistake(
+        "14",
+        N_("a window of window + 1 keys"),
+        N_("a window of w means w keys, the query's own position included: p - w + 1 .. p. "
+           "Keys p - w .. p are w + 1.")),
+    "window_off_by_one_short": Mistake(
+        "14",
+        N_("a window of window - 1 keys"),
+        N_("a window of w means w keys, the query's own position included: p - w + 1 .. p. "
+           "Leaving the query itself out, or stopping at p - w + 2, keeps only w - 1.")),
+    "window_not_causal": Mistake(
+        "14",
+        N_("a window that is not causal"),
+        N_("|i - j| < w is a band on both sides of the diagonal: each query also sees the next "
+           "w - 1 tokens. A decoder's window must also hide the future: j <= i as well as "
+           "j > i - w.")),
+    "window_future_visible": Mistake(
+        "14",
+        N_("a window without its causal edge"),
+        N_("j > i - w alone cuts off the old keys but lets every query see all later ones. The "
+           "window is the causal mask AND the lower edge: i - w < j <= i.")),
+    "reach_off_by_one": Mistake(
+        "14",
+        N_("L w instead of L (w - 1)"),
+        N_("each layer moves information back at most w - 1 positions (the window includes the "
+           "query itself, which moves it by 0), so L layers reach L (w - 1) back. L w is right "
+           "only for a window of w + 1 positions, i - w .. i: the literal reading of Mistral 7B's "
+           "paper, whose 32 x 4096 counts such a window.")),
+    "reach_one_layer": Mistake(
+        "14",
+        N_("the reach of one layer"),
+        N_("w - 1 is what one layer reaches. Layer 2 reads layer 1's outputs, which already "
+           "mix w positions each: the reach adds up over the layers.")),
+    "evict_sinks": Mistake(
+        "14",
+        N_("evicting the sinks"),
+        N_("with s sinks the first s positions are never evicted: the cache holds positions "
+           "0..s-1 and the most recent w, s + w rows. A plain rolling cache evicts them.")),
+    "cache_window_off_by_one": Mistake(
+        "14",
+        N_("a window of the wrong length in the cache"),
+        N_("the most recent w positions after position t are t - w + 1 .. t, the newest "
+           "included: w of them.")),
+}
+
+QUESTIONS = {
+    "14.window_mask": Question(
+        N_("Start from ac.causal_mask(7): which keys does it leave to query i? Now also hide the "
+           "keys that are too old. How many keys does query 6 see with window 4, itself "
+           "included?"),
+        "np.where((np.arange(7)[None, :] <= np.arange(7)[:, None])\n"
+        "         & (np.arange(7)[None, :] > np.arange(7)[:, None] - 4), 0.0, -np.inf)",
+        N_("Query i may see key j when j <= i (causal) and j > i - 4 (not older than the window): "
+           "keys i - 3 .. i, four of them. ac.sliding_window_mask(7, 4) is the same mask. "
+           "j >= i - 4 would give five keys, and |i - j| < 4 would also let i see i + 1 .. i + 3.")),
+    "14.receptive_field": Question(
+        N_("Follow the change: after layer 1, which outputs can it have reached (the window "
+           "includes the query itself)? Layer 2 reads those outputs. Section 2 measured it for "
+           "small windows; the rule does not depend on the size."),
+        "32 * (4096 - 1)",
+        N_("One layer with window w = 4096 lets position p read p - 4095 .. p, so a change moves "
+           "at most w - 1 = 4095 positions per layer; after L = 32 layers, 32 * 4095 = 131,040 "
+           "positions. Section 2 measures the same rule layer by layer. 32 * 4096 = 131,072, the "
+           "paper's ~131K, counts a window of W + 1 positions (i - W .. i), or the query's own "
+           "position as a step: the same ~131K, off by 32.")),
+    "14.cache_positions": Question(
+        N_("Two kinds of rows: the sinks, which are never evicted, and the most recent window, "
+           "which rolls. Write down the newest position and count back, the newest included."),
+        "[0, 1, 2, 3] + list(range(23, 31))",
+        N_("The s = 4 sinks are positions 0, 1, 2, 3 for ever; the window of w = 8 holds the 8 "
+           "most recent positions, 30 - 8 + 1 = 23 .. 30. Twelve rows in all, at every step: "
+           "the memory is flat. Without sinks the cache would hold 23 .. 30 only (or the last "
+           "12, 19 .. 30, at the same size).")),
+}

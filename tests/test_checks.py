@@ -144,6 +144,60 @@ def test_the_registry_is_read_only():
         checks.MISTAKES["new_mistake"] = checks.Mistake("00", "label", "why")  # type: ignore[index]
 
 
+COMPANIONS = sorted(ROOT.joinpath("course").glob("nb[0-9][0-9]_*.py"))
+
+
+def _quoted_in(key: str, path: Path) -> bool:
+    return re.search(rf"[\"']{re.escape(key)}[\"']", path.read_text(encoding="utf-8")) is not None
+
+
+@pytest.mark.parametrize("path", COMPANIONS, ids=lambda p: p.stem)
+def test_each_companion_holds_its_own_entries_and_the_registries_gather_them(path):
+    """The room of notebook NN: its companion's MISTAKES and QUESTIONS are NN's, all registered."""
+    import importlib
+
+    companion, nn = importlib.import_module(f"course.{path.stem}"), path.name[2:4]
+    assert companion.MISTAKES and companion.QUESTIONS, f"{path.name} has no entries of its own"
+    for key, m in companion.MISTAKES.items():
+        assert m.notebook == nn and checks.MISTAKES[key] is m, key
+        others = [p.name for p in COMPANIONS if p != path and _quoted_in(key, p)]
+        assert not others, f"{key} is named by {others} too: it belongs in course/mistakes.py"
+    for key, q in companion.QUESTIONS.items():
+        assert key.startswith(f"{nn}.") and checks.QUESTIONS[key] is q, key
+
+
+def test_the_shared_mistakes_are_named_by_the_shared_checks_or_by_several_notebooks():
+    from course import mistakes
+
+    for key in mistakes.SHARED:
+        users = [p.name for p in COMPANIONS if _quoted_in(key, p)]
+        assert _quoted_in(key, ROOT / "course" / "checks.py") or len(users) > 1, (
+            f"{key} is named only by {users}: it belongs at the end of that companion")
+
+
+def test_the_registries_hold_exactly_the_shared_and_the_companions_entries():
+    import importlib
+
+    from course import mistakes, questions
+
+    companions = [importlib.import_module(f"course.{p.stem}") for p in COMPANIONS]
+    assert list(checks.MISTAKES) == [*mistakes.SHARED, *(k for c in companions for k in c.MISTAKES)]
+    assert list(checks.QUESTIONS) == [*questions.SHARED,
+                                      *(k for c in companions for k in c.QUESTIONS)]
+
+
+def test_a_registry_refuses_a_key_twice_and_an_entry_in_another_notebooks_room():
+    from course.registry import Registry
+
+    twice = Registry("MISTAKES", {"mask_lower_triangle": checks.MISTAKES["mask_lower_triangle"]},
+                     lambda key, m: m.notebook)
+    with pytest.raises(ValueError, match="already registered"):
+        twice["mask_lower_triangle"]
+    elsewhere = Registry("QUESTIONS", {}, lambda key, q: "99")
+    with pytest.raises(ValueError, match="belongs to notebook 99"):
+        len(elsewhere)
+
+
 def test_every_registered_mistake_belongs_to_a_notebook_and_reads_as_a_sentence():
     notebooks = {p.name[:2] for p in ROOT.joinpath("notebooks").glob("[0-9][0-9]_*.ipynb")}
     for key, m in checks.MISTAKES.items():
