@@ -154,7 +154,7 @@ def check_causal_mask(answer, n: int) -> Verdict:
     """Check an additive causal mask (n, n): 0 on and below the diagonal, -inf above."""
     right = ac.causal_mask(n)
     future = np.triu(np.ones((n, n), dtype=bool), k=1)
-    mistakes = {  # registered in checks.MISTAKES under 04
+    mistakes = {  # checks.MISTAKES under 04: at the end of this file, or in course/mistakes.py
         "mask_lower_triangle": right.T,
         "mask_hides_diagonal": np.where(np.triu(np.ones((n, n), dtype=bool)), -np.inf, 0.0),
         "mask_multiplicative": (~future).astype(float),
