@@ -21,7 +21,7 @@ Every mistake a check can name is an entry of ``MISTAKES`` (course/mistakes.py),
 one of ``QUESTIONS`` (course/questions.py): a hint and a worked solution, which
 a learner asks for, after trying, with ``hint("04.causal_mask")`` and
 ``solution("04.causal_mask")`` (each companion offers both: ``nb04.hint``). The instructor
-key (scripts/classroom.py) is built from the same solutions.
+key (scripts/classroom_key.py) is built from the same solutions.
 
 Every text a learner sees comes out in the learner's language (course/i18n.py): the messages here
 are translated with _() when a check runs, and the registry texts, marked with N_(), where they
