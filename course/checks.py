@@ -22,7 +22,7 @@ a hint and a worked solution. A notebook's own entries are at the end of its com
 shared ones in course/mistakes.py and course/questions.py, which gather them all. A learner
 asks for the help, after trying, with ``hint("04.causal_mask")`` and
 ``solution("04.causal_mask")`` (each companion offers both: ``nb04.hint``). The instructor
-key (scripts/classroom.py) is built from the same solutions.
+key (scripts/classroom_key.py) is built from the same solutions.
 
 Every text a learner sees comes out in the learner's language (course/i18n.py): the messages here
 are translated with _() when a check runs, and the registry texts, marked with N_(), where they

@@ -64,7 +64,7 @@ def use_course_style() -> None:
 
     japanize()  # registers the font and makes it the default family
     matplotlib.rcParams.update(COURSE_STYLE)
-    if os.environ.get("COURSE_FIGURE_RESOLUTION") == "old":  # benchmarks only (scripts/bench.py)
+    if os.environ.get("COURSE_FIGURE_RESOLUTION") == "old":  # benchmarks only (scripts/bench_nbval.py)
         matplotlib.rcParams.update(OLD_RESOLUTION)
     _one_draw_per_notebook_figure()
 

@@ -218,8 +218,8 @@ def _in_course_language(control) -> None:
         control.value = value
 
 
-# Weak references to every widget made by interactive() in this kernel, in order (scripts/bench.py
-# sweeps them). Weak: a widget the learner closes is not kept alive here.
+# Weak references to every widget made by interactive() in this kernel, in order
+# (scripts/bench_widgets.py sweeps them). Weak: a widget the learner closes is not kept alive here.
 INTERACTIVES: list[weakref.ref] = []
 
 

@@ -6,7 +6,7 @@
     python3 dev.py hub --link [NOTEBOOK]     # the nbgitpuller link that hands out the course
 
 Standard library only, like dev.py (it runs before any venv exists). tests/test_hub.py and
-scripts/bench.py import it to start hubs of their own. hub/README.md is the teacher's guide.
+scripts/bench_hub.py import it to start hubs of their own. hub/README.md is the teacher's guide.
 
 Where things go: as root (a class server) the venv is /opt/attention-notebooks-hub/venv, outside
 any home folder, because every student's Unix user must be able to run it (a venv under /root

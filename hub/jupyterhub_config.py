@@ -1,7 +1,7 @@
 """JupyterHub for a class on one server: each student logs in, gets their own server running as
 their own Unix user, and their own copy of the course from an nbgitpuller link.
 
-`python3 dev.py hub` (a trial hub on 127.0.0.1), tests/test_hub.py and scripts/bench.py start
+`python3 dev.py hub` (a trial hub on 127.0.0.1), tests/test_hub.py and scripts/bench_hub.py start
 JupyterHub with this file and set the AN_HUB_* variables below. On a real server, copy it (or
 the parts you need) into your hub's configuration: hub/README.md says how, for The Littlest
 JupyterHub and for Zero to JupyterHub.

@@ -1,4 +1,4 @@
-"""Simulated students for tests/test_hub.py and scripts/bench.py: what a student's browser sends,
+"""Simulated students for tests/test_hub.py and scripts/bench_hub.py: what a student's browser sends,
 sent from Python, through the hub's proxy on 127.0.0.1 only.
 
 A Student (one thread each when there are many):

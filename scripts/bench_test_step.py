@@ -14,10 +14,9 @@ Each command runs once (the whole item takes about 2 test steps); bench.py print
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
+
+from bench_report import pytest_seconds  # scripts/ is on sys.path: bench.py runs as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK_RUN = ["tests/test_core.py", "tests/test_attention_checks.py", "tests/test_learning.py",
@@ -29,13 +28,7 @@ ONE_NOTEBOOK = ("04_masking", "10_learning_to_attend")
 
 def _seconds(args: list[str], env: dict) -> float:
     """pytest `args` from the repository root (pyproject's options apply): its wall time."""
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
-    took = time.perf_counter() - start
-    if proc.returncode:
-        raise RuntimeError(f"{' '.join(cmd[2:])} failed:\n{proc.stdout[-3000:]}")
-    return took
+    return pytest_seconds(["-p", "no:cacheprovider", *args], ROOT, env)
 
 
 def nbval_pass_seconds(env: dict) -> float:

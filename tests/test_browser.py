@@ -72,7 +72,7 @@ class _LatencyReport:
         With --dist load / loadgroup the notebooks may be spread over workers, each with its
         own module fixtures: without the merge the last one to finish would overwrite the
         others' rows. A lock file serialises the workers; the file is replaced atomically, so
-        scripts/bench.py never reads half of it.
+        scripts/bench_browser.py never reads half of it.
         """
         if not self.rows:
             return None

@@ -22,7 +22,7 @@ import pytest
 from course import checks
 
 ROOT = Path(__file__).resolve().parent.parent
-from scripts import classroom, regenerate  # noqa: E402  (ROOT first)
+from scripts import classroom, classroom_key, regenerate  # noqa: E402  (ROOT first)
 NOTEBOOKS = classroom.notebook_paths()
 
 
@@ -197,7 +197,7 @@ def _course_copy(tmp_path, monkeypatch):
     """A copy of notebooks/ the generator reads instead of the real one."""
     copy = tmp_path / "notebooks"
     shutil.copytree(classroom.NOTEBOOKS, copy)
-    monkeypatch.setattr(classroom, "NOTEBOOKS", copy)
+    monkeypatch.setattr(classroom_key, "NOTEBOOKS", copy)  # where notebook_paths() looks
     return copy
 
 

@@ -2,7 +2,6 @@
 course/nb10_learning_to_attend.py, and the committed notebook's stored state."""
 
 import io
-import json
 import warnings
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from course import checks, figures, i18n
 from course import nb10_learning_to_attend as nb10
 from course.live import interactive
 from live_frames import blit_mismatches
+from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "10_learning_to_attend.ipynb"
@@ -297,17 +297,8 @@ def test_seeds_script_runs_and_its_interval():
 
 # --- the committed notebook ----------------------------------------------------------------------
 
-def _code_cells():
-    return [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-            if c["cell_type"] == "code"]
-
-
-def _stdout():
-    return "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
-
-
 def test_notebook_stores_the_trained_pattern_and_the_experiment():
-    out = _stdout()
+    out = stored_text(NOTEBOOK)
     assert "largest difference from dQ: 5.7e-11" in out
     assert "row i predicts the new digit in 100.0% of 6000" in out
     assert "row i's prediction changes in 0.0%" in out
@@ -320,10 +311,4 @@ def test_notebook_stores_the_trained_pattern_and_the_experiment():
 
 
 def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
-    cells = _code_cells()
-    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
-    asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
-    assert len(asked) == 4
-    for c in asked:
-        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
-        assert text.startswith("Not answered yet")
+    assert_checks_unanswered(NOTEBOOK, 4)

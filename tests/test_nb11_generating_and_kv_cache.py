@@ -1,7 +1,6 @@
 """Tests for notebook 11 (generating, and the KV cache): the figures, live figure and self-checks
 of course/nb11_generating_and_kv_cache.py, and the committed notebook's stored state."""
 
-import json
 import warnings
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from course import checks, figures, i18n
 from course import nb11_generating_and_kv_cache as nb11
 from course.live import interactive
 from live_frames import blit_mismatches
+from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "11_generating_and_kv_cache.ipynb"
@@ -245,13 +245,8 @@ def test_head_ablation_zeroes_each_heads_rows_of_W_O():
 
 # --- the committed notebook ----------------------------------------------------------------------
 
-def _code_cells():
-    return [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-            if c["cell_type"] == "code"]
-
-
 def test_notebook_stores_equal_generations_and_exact_counts():
-    out = "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
+    out = stored_text(NOTEBOOK)
     assert "sequences reversed without a single mistake: 200 of 200" in out
     assert "gives the first t rows of the full pass: True" in out
     assert "same tokens as recomputing: True" in out and "same logits (to 1e-12):     True" in out
@@ -270,15 +265,9 @@ def test_notebook_counts_match_the_formula():
     c_row, T = 8480, 16
     s1, s2 = T * (T + 1) // 2, T * (T + 1) * (2 * T + 1) // 6
     recompute, cached = c_row * s1 + 64 * s2, c_row * T + 64 * s1
-    out = "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
+    out = stored_text(NOTEBOOK)
     assert f"{T:6d} {recompute:16,d} {cached:12,d}" in out
 
 
 def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
-    cells = _code_cells()
-    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
-    asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
-    assert len(asked) == 5
-    for c in asked:
-        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
-        assert text.startswith("Not answered yet")
+    assert_checks_unanswered(NOTEBOOK, 5)

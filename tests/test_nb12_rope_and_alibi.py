@@ -3,7 +3,6 @@ self-checks and position-aware language model of course/nb12_rope_and_alibi.py, 
 notebook's stored state. The core's rope / alibi_slopes / alibi_bias are tested in
 tests/test_positions.py and against torch in tests/test_torch_crosscheck.py."""
 
-import json
 import warnings
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from course import checks, figures, i18n
 from course import nb12_rope_and_alibi as nb12
 from course.live import interactive
 from live_frames import blit_mismatches
+from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "12_rope_and_alibi.ipynb"
@@ -289,13 +289,8 @@ def test_accuracy_by_position_counts_only_predicted_positions():
 
 # --- the committed notebook -------------------------------------------------------------------
 
-def _code_cells():
-    return [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-            if c["cell_type"] == "code"]
-
-
 def test_notebook_stores_every_identity_as_checked():
-    out = "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
+    out = stored_text(NOTEBOOK)
     for line in ("position 0 is the identity: True", "norms unchanged (to 1e-12): True",
                  "rope(q, 3), interleaved = q R_3^T: True",
                  "900 scores equal the relative form (to 1e-9): True",
@@ -309,10 +304,4 @@ def test_notebook_stores_every_identity_as_checked():
 
 
 def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
-    cells = _code_cells()
-    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
-    asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
-    assert len(asked) == 4
-    for c in asked:
-        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
-        assert text.startswith("Not answered yet")
+    assert_checks_unanswered(NOTEBOOK, 4)

@@ -2,7 +2,6 @@
 live figure and self-checks of course/nb13_grouped_query_attention.py, and the committed
 notebook's stored state."""
 
-import json
 import warnings
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from course import checks, figures, i18n
 from course import nb13_grouped_query_attention as nb13
 from course.live import interactive
 from live_frames import blit_mismatches
+from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "13_grouped_query_attention.ipynb"
@@ -252,17 +252,8 @@ def test_questions_are_registered_with_solutions_that_pass(qkv):
 
 # --- the committed notebook ----------------------------------------------------------------------
 
-def _code_cells():
-    return [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-            if c["cell_type"] == "code"]
-
-
-def _output():
-    return "".join("".join(o.get("text", "")) for c in _code_cells() for o in c["outputs"])
-
-
 def test_notebook_stores_the_equivalences():
-    out = _output()
+    out = stored_text(NOTEBOOK)
     assert "by hand, head by head = ac.grouped_query_attention: True" in out
     assert "repeat, then plain attention = the grouped call: True" in out
     assert "same? False" in out and "agrees anyway: [0, 2, 5, 7]" in out
@@ -273,7 +264,7 @@ def test_notebook_stores_the_equivalences():
 
 
 def test_notebook_counts_match_the_formulas():
-    out = _output()
+    out = stored_text(NOTEBOOK)
     for h_kv, params in ((4, 4096), (2, 3072), (1, 2560)):
         per_token = 2 * h_kv * 8 * 8
         assert f"{h_kv:4d} {params:21,d} {params:8,d} {per_token:22,d}" in out
@@ -284,10 +275,4 @@ def test_notebook_counts_match_the_formulas():
 
 
 def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
-    cells = _code_cells()
-    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
-    asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
-    assert len(asked) == 4
-    for c in asked:
-        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
-        assert text.startswith("Not answered yet")
+    assert_checks_unanswered(NOTEBOOK, 4)

@@ -14,6 +14,7 @@ from course import checks, figures, i18n
 from course import nb14_sliding_window_attention as nb14
 from course.live import interactive
 from live_frames import blit_mismatches
+from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "14_sliding_window_attention.ipynb"
@@ -202,14 +203,8 @@ def test_every_mistake_of_notebook_14_is_registered():
 
 # --- the committed notebook -----------------------------------------------------------------------
 
-def _out():
-    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-    return "".join("".join(o.get("text", "")) for c in cells if c["cell_type"] == "code"
-                   for o in c["outputs"])
-
-
 def test_notebook_stores_its_checks_and_measurements():
-    out = _out()
+    out = stored_text(NOTEBOOK)
     assert "the core agrees: True" in out and "w >= n is the causal mask: True" in out
     assert "w = 3: furthest changed position after layers 1..4: [2, 4, 6, 8]; L (w - 1) = [2, 4, 6, 8]" in out
     assert "w = 5: furthest changed position after layers 1..4: [4, 8, 12, 16]" in out
@@ -222,7 +217,7 @@ def test_notebook_stores_its_checks_and_measurements():
 
 def test_notebook_counts_match_the_formulas():
     """The band row of the table: sum_i min(i + 1, w) = n w - w (w - 1) / 2, and the tiles."""
-    out = _out()
+    out = stored_text(NOTEBOOK)
     w = b = 128
     for n in (1024, 2048, 4096, 8192, 16384):
         band = sum(min(i + 1, w) for i in range(n))
@@ -233,7 +228,7 @@ def test_notebook_counts_match_the_formulas():
 def test_notebook_sink_numbers_are_the_ones_its_text_quotes():
     cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
     prose = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    out = _out()
+    out = stored_text(NOTEBOOK)
     assert "full causal: held-out loss 0.0016; weight on the needed key i - 3: 0.621" in out
     assert "s = 0 sinks:   7.2564   6.8847   0.0091" in out
     assert "8 rows: 4 recent + 4 sinks: loss 0.0023; 8 recent, no sinks: loss 0.0026" in out
@@ -252,11 +247,4 @@ def test_notebook_sink_numbers_are_the_ones_its_text_quotes():
 
 
 def test_notebook_checks_are_unanswered_and_nothing_on_stderr():
-    cells = [c for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-             if c["cell_type"] == "code"]
-    assert not any(o.get("name") == "stderr" for c in cells for o in c["outputs"])
-    asked = [c for c in cells if "answer = ..." in "".join(c["source"])]
-    assert len(asked) == 3
-    for c in asked:
-        text = "".join("".join(o["data"]["text/plain"]) for o in c["outputs"] if "data" in o)
-        assert text.startswith("Not answered yet")
+    assert_checks_unanswered(NOTEBOOK, 3)
