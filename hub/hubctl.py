@@ -5,7 +5,8 @@
     python3 dev.py hub [--students 3]        # a trial hub on http://127.0.0.1:8000 until Ctrl+C
     python3 dev.py hub --link [NOTEBOOK]     # the nbgitpuller link that hands out the course
 
-Standard library only, like dev.py (it runs before any venv exists). tests/test_hub.py and
+Standard library only, like dev.py (it runs before any venv exists), and localserver.py
+beside it (the server process: port, start, wait, stop). tests/test_hub.py and
 scripts/bench_hub.py import it to start hubs of their own. hub/README.md is the teacher's guide.
 
 Where things go: as root (a class server) the venv is /opt/attention-notebooks-hub/venv, outside
@@ -31,10 +32,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 from urllib.parse import quote, urlencode
+
+from localserver import LocalServer, free_port  # beside this file (hub/ is on sys.path)
 
 HUB_DIR = Path(__file__).resolve().parent
 ROOT = HUB_DIR.parent
@@ -317,12 +319,6 @@ def listening_sockets(pids: list[int]) -> list[tuple[int, str, int]]:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def publish_course(dest: Path, branch: str = "main") -> str:
     """A bare repository at `dest` with this clone's HEAD as `branch`; returns its file:// URL.
 
@@ -341,8 +337,17 @@ def publish_course(dest: Path, branch: str = "main") -> str:
 # A hub process
 # --------------------------------------------------------------------------------------------
 
-class Hub:
+class Hub(LocalServer):
     """JupyterHub (jupyterhub_config.py) on 127.0.0.1 with free ports and its own state folder."""
+
+    name = "JupyterHub"
+    no_log = "(no hub log)"
+    log_lines = 60
+    log_mode = "w"
+    start_s = HUB_START_S
+    port_attempts = 1      # the port is the teacher's (--port) or free; a taken one fails
+    stop_s = 60            # the hub stops every student's server first
+    die_with_parent = False
 
     def __init__(self, state: Path, users: list[str], password: str | None = None,
                  spawner: str = "localprocess", port: int | None = None, env: Path | None = None):
@@ -351,11 +356,17 @@ class Hub:
         self.password = password or secrets.token_urlsafe(12)
         self.spawner = spawner
         self.env = env or env_dir()
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = state / "jupyterhub.log"
-        self.proc: subprocess.Popen | None = None
-        self._log = None
+        super().__init__(state / "jupyterhub.log", port)
+
+    @property
+    def url(self) -> str:
+        return self.base
+
+    def command(self) -> list[str]:
+        return [str(self.env / "bin" / "jupyterhub"), "-f", str(CONFIG)]
+
+    def cwd(self) -> Path:
+        return self.state
 
     def environ(self) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV"))}
@@ -367,27 +378,14 @@ class Hub:
         env["PATH"] = os.pathsep.join([str(self.env / "bin"), env.get("PATH", "/usr/bin:/bin")])
         return env
 
+    def answers(self) -> bool:
+        with urllib.request.urlopen(f"{self.url}/hub/api/", timeout=5) as resp:
+            return resp.status == 200
+
     def start(self) -> None:
         self.state.mkdir(parents=True, exist_ok=True)
         self.state.chmod(0o700)  # the cookie secret and the database: the hub's alone
-        self._log = open(self.log_path, "w", encoding="utf-8")  # closed in stop()
-        self.proc = subprocess.Popen(
-            [str(self.env / "bin" / "jupyterhub"), "-f", str(CONFIG)], cwd=self.state,
-            env=self.environ(), stdin=subprocess.DEVNULL, stdout=self._log,
-            stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + HUB_START_S
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"JupyterHub exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/hub/api/", timeout=5) as resp:
-                    if resp.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"JupyterHub did not answer within {HUB_START_S} s:\n{self.log_tail()}")
-            time.sleep(0.2)  # still starting: poll again (state-based wait)
+        super().start()
 
     def own_pids(self) -> list[int]:
         """The hub and its proxy (the students' servers run as the students: see pids_of_uid)."""
@@ -403,25 +401,10 @@ class Hub:
         proxy = None
         with contextlib.suppress(OSError, ValueError):
             proxy = int((self.state / "proxy.pid").read_text())
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=30)
+        super().stop()
         if proxy is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(proxy, signal.SIGTERM)
-        if self._log:
-            self._log.close()
-            self._log = None
-
-    def log_tail(self, n: int = 60) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return "(no hub log)"
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,8 +26,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -36,6 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hub"))
+from localserver import LocalServer  # noqa: E402  (hub/: hubctl.py starts its hub with it too)
+
 CHROMIUM = "/usr/bin/chromium"
 # Without the networking flags Chromium keeps calling out (component updates, sync, ...).
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -43,8 +44,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync", "--disable-dev-shm-usage"]
 
 # Upper bounds only: every wait returns as soon as its state is reached.
-SERVER_START_S = 120
-PORT_ATTEMPTS = 5
 PAGE_LOAD_MS = 120_000
 KERNEL_IDLE_MS = 120_000
 RUN_ALL_MS = 600_000
@@ -140,61 +139,23 @@ def read_expectations(path: Path) -> list[CellExpectation]:
 # JupyterLab server
 # --------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _parent_death_signal():
-    """prctl, looked up here in the parent: the forked child must not import or dlopen.
-
-    A pytest-xdist worker has threads (execnet's); after fork only the forking thread
-    exists, and an import or dlopen lock held by another one would hang the child.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-    import signal
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    return lambda: prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-# In the server's process: get SIGTERM when pytest dies (killed by a timeout, say).
-# Without it a killed test run leaves its JupyterLab and kernels running. Linux only.
-_die_with_parent = _parent_death_signal()
-
-
-def stop_process(proc, timeout: float = 30) -> None:
-    """End a server we started: SIGTERM (a Jupyter server then shuts its kernels down), and
-    SIGKILL if it is still there after `timeout` seconds."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=timeout)
-
-
-class LabServer:
+class LabServer(LocalServer):
     """JupyterLab on 127.0.0.1 with a random port and token, in an isolated temp home.
 
     The served root holds copies of the notebooks (root/notebooks/*.ipynb), so saving or
     autosave never touches the repository's; the course modules come from the editable
-    install, as for a learner.
+    install, as for a learner. Port, start (again on another port if the chosen one was taken
+    meanwhile), stop and log: hub/localserver.py.
     """
+
+    name = "JupyterLab"
 
     def __init__(self, tmp: Path, repo_root: Path, notebook_dir: Path):
         self.tmp = tmp
         self.root = tmp / "course"
         self.nb_dir = self.root / "notebooks"
         self.token = secrets.token_hex(24)
-        self._set_port(_free_port())
-        self.log_path = tmp / "jupyter-server.log"
-        self.proc: subprocess.Popen | None = None
-        self._log = None
+        super().__init__(tmp / "jupyter-server.log")
         self._prepare(repo_root, notebook_dir)
 
     def _prepare(self, repo_root: Path, notebook_dir: Path) -> None:
@@ -213,7 +174,7 @@ class LabServer:
         settings.parent.mkdir(parents=True)
         settings.write_text(json.dumps(NOTIFICATION_SETTINGS, indent=2))
 
-    def env(self) -> dict:
+    def environ(self) -> dict:
         env = dict(os.environ)
         env.update(HOME=str(self.dirs["home"]), JUPYTER_CONFIG_DIR=str(self.dirs["config"]),
                    JUPYTER_DATA_DIR=str(self.dirs["data"]),
@@ -228,27 +189,7 @@ class LabServer:
         env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
         return env
 
-    def _set_port(self, port: int) -> None:
-        self.port = port
-        self.base = f"http://127.0.0.1:{port}"
-
-    def start(self) -> None:
-        """Start the server; on another port if the chosen one was taken meanwhile.
-
-        The free port is found by binding port 0 and closing it, so another process (a
-        second pytest-xdist worker, say) can take it before JupyterLab binds it.
-        """
-        for _attempt in range(PORT_ATTEMPTS - 1):
-            if self._start_on_port():
-                return
-            self._log.close()
-            self._set_port(_free_port())
-        if not self._start_on_port():
-            raise RuntimeError(f"JupyterLab found no free port in {PORT_ATTEMPTS} attempts:\n"
-                               + self.log_tail())
-
-    def _start_on_port(self) -> bool:
-        """False if the port was taken; True once the server answers; raises otherwise."""
+    def command(self) -> list[str]:
         cmd = [sys.executable, "-m", "jupyterlab", "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
@@ -257,29 +198,17 @@ class LabServer:
                "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
-        # appended, to keep what earlier attempts logged; closed in stop() or start()
-        self._log = open(self.log_path, "a", encoding="utf-8")
-        self.proc = subprocess.Popen(cmd, cwd=self.root, env=self.env(), stdout=self._log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True, preexec_fn=_die_with_parent)
-        deadline = time.monotonic() + SERVER_START_S
-        while True:
-            if self.proc.poll() is not None:
-                if f"port {self.port} is not available" in self.log_tail():
-                    return False
-                raise RuntimeError(f"JupyterLab exited with {self.proc.returncode}:\n"
-                                   + self.log_tail())
-            try:
-                self.api("GET", "/api/status", timeout=5)
-                if self._serves_our_port():
-                    return True
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"JupyterLab did not answer within {SERVER_START_S} s:\n"
-                                   + self.log_tail())
-            # the server is still importing; poll again shortly (state-based wait)
-            time.sleep(0.2)
+        return cmd
+
+    def cwd(self) -> Path:
+        return self.root
+
+    def port_taken(self, log: str) -> bool:
+        return f"port {self.port} is not available" in log
+
+    def answers(self) -> bool:
+        self.api("GET", "/api/status", timeout=5)
+        return self._serves_our_port()
 
     def _serves_our_port(self) -> bool:
         """Our process answers on self.port, not some other server that took the port."""
@@ -288,20 +217,6 @@ class LabServer:
             return json.loads(info.read_text()).get("port") == self.port
         except (OSError, ValueError):
             return False
-
-    def stop(self) -> None:
-        """Stop the server by its process (SIGTERM: it shuts its kernels down), then kill."""
-        if self.proc is None:
-            return
-        stop_process(self.proc)
-        if self._log is not None:
-            self._log.close()
-
-    def log_tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return "(no server log)"
 
     def api(self, method: str, path: str, timeout: float = 30):
         req = urllib.request.Request(self.base + path, method=method,

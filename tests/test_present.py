@@ -35,10 +35,8 @@ import json
 import os
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -48,6 +46,7 @@ import pytest
 from required import require
 
 import browser_helpers as bh
+from localserver import LocalServer  # hub/, on sys.path through browser_helpers
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = Path(os.environ.get("BROWSER_TEST_NOTEBOOKS", ROOT / "notebooks")).resolve()
@@ -117,8 +116,10 @@ def read_deck(path: Path) -> Deck:
 # Voila, as dev.py present starts it
 # --------------------------------------------------------------------------
 
-class PresentServer:
+class PresentServer(LocalServer):
     """`dev.py present` on a temp copy of the notebooks: 127.0.0.1, free port, random token."""
+
+    name = "Voila"
 
     def __init__(self, tmp: Path, notebook_dir: Path):
         self.tmp = tmp
@@ -131,12 +132,10 @@ class PresentServer:
         for d in self.dirs.values():
             d.mkdir()
         self.token = secrets.token_hex(24)
-        self.log_path = tmp / "voila.log"
-        self.proc: subprocess.Popen | None = None
-        self._log = None
         self.dev = _dev()
+        super().__init__(tmp / "voila.log")
 
-    def env(self) -> dict:
+    def environ(self) -> dict:
         env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_PATH",
                                                                  "JUPYTER_CONFIG_PATH")}
         env.update(HOME=str(self.dirs["home"]), JUPYTER_CONFIG_DIR=str(self.dirs["config"]),
@@ -147,40 +146,20 @@ class PresentServer:
                    PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
         return self.dev.present_env(env)
 
-    def start(self) -> None:
-        for _attempt in range(bh.PORT_ATTEMPTS):
-            self.port = bh._free_port()
-            self.base = f"http://127.0.0.1:{self.port}"
-            if self._start_on_port():
-                return
-        raise RuntimeError(f"Voila found no free port in {bh.PORT_ATTEMPTS} attempts:\n"
-                           + self.log_tail())
+    def command(self) -> list[str]:
+        return self.dev.present_command(sys.executable, self.nb_dir, "--no-browser",
+                                        f"--port={self.port}", "--Voila.port_retries=0",
+                                        f"--Voila.token={self.token}")
 
-    def _start_on_port(self) -> bool:
-        cmd = self.dev.present_command(sys.executable, self.nb_dir, "--no-browser",
-                                       f"--port={self.port}", "--Voila.port_retries=0",
-                                       f"--Voila.token={self.token}")
-        self._log = open(self.log_path, "a", encoding="utf-8")  # closed in stop()
-        self.proc = subprocess.Popen(cmd, cwd=self.tmp, env=self.env(), stdout=self._log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True, preexec_fn=bh._die_with_parent)
-        deadline = time.monotonic() + bh.SERVER_START_S
-        while True:
-            if self.proc.poll() is not None:
-                self._log.close()
-                if "already in use" in self.log_tail() or "not available" in self.log_tail():
-                    return False
-                raise RuntimeError(f"Voila exited with {self.proc.returncode}:\n"
-                                   + self.log_tail())
-            try:
-                with urllib.request.urlopen(f"{self.base}/?token={self.token}", timeout=5):
-                    return True
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Voila did not answer within {bh.SERVER_START_S} s:\n"
-                                   + self.log_tail())
-            time.sleep(0.2)   # the server is still importing; poll again (state-based wait)
+    def cwd(self) -> Path:
+        return self.tmp
+
+    def port_taken(self, log: str) -> bool:
+        return "already in use" in log or "not available" in log
+
+    def answers(self) -> bool:
+        with urllib.request.urlopen(f"{self.base}/?token={self.token}", timeout=5):
+            return True
 
     def url(self, path: str = "") -> str:
         return f"{self.base}/{path}?token={self.token}"
@@ -193,19 +172,6 @@ class PresentServer:
                                      method="DELETE")
         with contextlib.suppress(urllib.error.URLError, OSError):
             urllib.request.urlopen(req, timeout=30).close()
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        bh.stop_process(self.proc)
-        if self._log is not None and not self._log.closed:
-            self._log.close()
-
-    def log_tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return "(no server log)"
 
 
 @pytest.fixture(scope="module")
