@@ -15,7 +15,6 @@ checks such a layout: nothing cut off, no panel's labels on another panel.
 
 from __future__ import annotations
 
-import os
 import warnings
 
 import matplotlib
@@ -37,20 +36,6 @@ COURSE_STYLE = {
     "svg.hashsalt": "attention-notebooks",
 }
 
-# The resolution and fonts the course had before (80 dpi, 11 pt): `COURSE_FIGURE_RESOLUTION=old`
-# applies them instead, so that the benchmark can time the same notebooks at both resolutions.
-# Stored outputs are always made at the course's resolution.
-OLD_RESOLUTION = {
-    "figure.dpi": 80,
-    "font.size": 11,
-    "axes.titlesize": 12,
-    "figure.titlesize": "large",
-    "xtick.labelsize": "medium",
-    "ytick.labelsize": "medium",
-    "legend.fontsize": "medium",
-    "legend.title_fontsize": None,
-}
-
 SMALL = "small"  # the smallest text of a figure (annotations in cells, small-multiple titles): 10 pt
 
 
@@ -64,8 +49,6 @@ def use_course_style() -> None:
 
     japanize()  # registers the font and makes it the default family
     matplotlib.rcParams.update(COURSE_STYLE)
-    if os.environ.get("COURSE_FIGURE_RESOLUTION") == "old":  # benchmarks only (scripts/bench_nbval.py)
-        matplotlib.rcParams.update(OLD_RESOLUTION)
     _one_draw_per_notebook_figure()
 
 

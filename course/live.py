@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import io
-import weakref
 
 import matplotlib
 import numpy as np
@@ -177,10 +176,7 @@ def interactive(live: LiveFigure, **controls):
     redraw()
     rows = [_read_only_readout(c) if isinstance(c, widgets.SelectionSlider) else c
             for c in controls.values()]
-    box = widgets.VBox([widgets.VBox(rows), text, image])
-    box.live, box.redraw, box.controls = live, redraw, controls  # for tests and benchmarks
-    INTERACTIVES.append(weakref.ref(box))
-    return box
+    return widgets.VBox([widgets.VBox(rows), text, image])
 
 
 # What the notebooks' controls say, their descriptions and the labels of their options, marked
@@ -216,11 +212,6 @@ def _in_course_language(control) -> None:
         value = control.value
         control.options = list(zip(translated, control._options_values, strict=True))
         control.value = value
-
-
-# Weak references to every widget made by interactive() in this kernel, in order
-# (scripts/bench_widgets.py sweeps them). Weak: a widget the learner closes is not kept alive here.
-INTERACTIVES: list[weakref.ref] = []
 
 
 def _read_only_readout(slider):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 
+from bench_hooks import old_resolution_env
 from bench_report import NOTEBOOKS, ROOT, diagnostics, pytest_seconds, record
 
 
@@ -24,14 +25,15 @@ def _nbval_seconds(paths: list[Path], cwd: Path, env: dict | None = None) -> flo
 
 def bench_resolutions(repeats: int = 2) -> None:
     """Item 1, not a target: the same nbval of 00-09 at the course's resolution and at its former
-    one (80 dpi, 11 pt; course/figures.py applies it when COURSE_FIGURE_RESOLUTION=old), back to
-    back. Only the timing run sees the variable: stored outputs are made at the course's."""
+    one (80 dpi, 11 pt; an IPython startup file of bench_hooks.py applies it), back to back. Only
+    the timing run's kernels see it: stored outputs are made at the course's."""
     print("1b. strict nbval over notebooks 00-09 at the course's resolution and at the old one")
-    old_env = dict(os.environ, COURSE_FIGURE_RESOLUTION="old")
     new, old = [], []
-    for _ in range(repeats):
-        new.append(_nbval_seconds(FIRST_TEN, ROOT))
-        old.append(_nbval_seconds(FIRST_TEN, ROOT, env=old_env))
+    with tempfile.TemporaryDirectory() as ipython_dir:
+        old_env = old_resolution_env(Path(ipython_dir), dict(os.environ))
+        for _ in range(repeats):
+            new.append(_nbval_seconds(FIRST_TEN, ROOT))
+            old.append(_nbval_seconds(FIRST_TEN, ROOT, env=old_env))
     print(f"  (resolution) 120 dpi / 12 pt: {min(new):.1f} s; 80 dpi / 11 pt (before): "
           f"{min(old):.1f} s; ratio {min(new) / min(old):.2f} (best of {repeats} each)")
     diagnostics.append(

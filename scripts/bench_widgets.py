@@ -6,11 +6,11 @@ import json
 
 import nbformat
 
+from bench_hooks import RECORD_WIDGETS_CELL
 from bench_report import NOTEBOOKS, record
 
 SWEEP_CELL = r'''
 import json as _json, statistics as _st, time as _time
-import course.live as _live
 
 def _values(c):
     if hasattr(c, "options") and len(getattr(c, "options", ())):
@@ -25,9 +25,8 @@ def _values(c):
     return []
 
 _out = []
-_boxes = [_ref() for _ref in _live.INTERACTIVES]   # weak references: skip widgets already gone
-for _w, _box in enumerate(_b for _b in _boxes if _b is not None):
-    for _name, _c in _box.controls.items():
+for _w, (_made, _controls) in enumerate(_bench_widgets):  # bench_hooks.RECORD_WIDGETS_CELL
+    for _name, _c in _controls.items():
         _start = getattr(_c, "index", None) if hasattr(_c, "options") else _c.value
         _times = []
         for _rep in range(2):
@@ -37,7 +36,7 @@ for _w, _box in enumerate(_b for _b in _boxes if _b is not None):
                 _times.append(_time.perf_counter() - _t)
         setattr(_c, "index" if hasattr(_c, "options") else "value", _start)
         _times = _times[1:] or _times     # the very first call may pay one-off costs
-        _out.append({"widget": _w, "live": type(_box.live).__name__, "control": _name,
+        _out.append({"widget": _w, "live": type(_made).__name__, "control": _name,
                      "n": len(_times), "median_ms": 1e3 * _st.median(_times),
                      "max_ms": 1e3 * max(_times)})
 print("BENCH-JSON " + _json.dumps(_out))
@@ -49,6 +48,7 @@ def bench_widgets() -> None:
     print("2. kernel-side time of every widget callback (median over a sweep of its values)")
     for path in NOTEBOOKS:
         nb = nbformat.read(path, as_version=4)
+        nb.cells.insert(0, nbformat.v4.new_code_cell(RECORD_WIDGETS_CELL))
         nb.cells.append(nbformat.v4.new_code_cell(SWEEP_CELL))
         client = NotebookClient(nb, timeout=300, kernel_name="python3",
                                 resources={"metadata": {"path": str(path.parent)}})

@@ -1,6 +1,7 @@
 """The shared machinery: LiveFigure and interactive() (course.live), the style and heatmap (course.figures)."""
 
 import io
+import os
 import warnings
 
 import ipywidgets as widgets
@@ -34,7 +35,20 @@ def test_interactive_redraws_text_and_image_on_change():
     slider.value = 3
     assert "total = 18" in text.value
     assert image.value != before
-    assert any(ref() is box for ref in live.INTERACTIVES)
+
+
+def test_the_benchmark_records_every_widget(monkeypatch):
+    # scripts/bench.py runs this cell before a notebook's first, then sweeps what it recorded
+    from scripts.bench_hooks import RECORD_WIDGETS_CELL
+    monkeypatch.setattr(live, "interactive", live.interactive)  # put back after the test
+    kernel = {}
+    exec(RECORD_WIDGETS_CELL, kernel)
+    from course.live import interactive  # as a notebook's first cell does, after the hook
+    bars, slider = Bars(), widgets.IntSlider(value=1, min=1, max=3)
+    box = interactive(bars, k=slider)
+    assert kernel["_bench_widgets"] == [(bars, {"k": slider})]
+    slider.value = 2
+    assert "total = 12" in box.children[1].value
 
 
 def test_selection_slider_gets_a_read_only_readout_that_follows_it():
@@ -48,7 +62,7 @@ def test_selection_slider_gets_a_read_only_readout_that_follows_it():
     assert label.value == "2" and "live-figure-readout" in label._dom_classes
     slider.value = 4
     assert label.value == "4" and "total = 24" in box.children[1].value
-    assert box.controls == {"k": slider}
+    assert box.children[0].children == (row,)
 
 
 def test_int_slider_keeps_its_own_readout():
@@ -162,16 +176,22 @@ def test_course_style_is_for_a_projector():
     assert ax.title.get_position()[1] == 1.0 and not ax._autotitlepos  # placed once, not per draw
 
 
-def test_old_resolution_is_only_applied_on_request(monkeypatch):
-    import matplotlib
-    monkeypatch.setenv("COURSE_FIGURE_RESOLUTION", "old")
-    try:
-        figures.use_course_style()
-        assert matplotlib.rcParams["figure.dpi"] == 80 and matplotlib.rcParams["font.size"] == 11
-    finally:
-        monkeypatch.delenv("COURSE_FIGURE_RESOLUTION")
-        figures.use_course_style()
-    assert matplotlib.rcParams["figure.dpi"] == figures.COURSE_STYLE["figure.dpi"]
+def test_old_resolution_is_only_applied_in_the_benchmarks_kernels(tmp_path):
+    # scripts/bench.py, item 1b: an IPython startup file patches use_course_style in the kernels
+    # of one timing run; the course's own modules know nothing of it
+    import subprocess
+    import sys
+
+    from scripts import bench_hooks
+    code = ("import matplotlib; from course import figures; figures.use_course_style(); "
+            "print('DPI', matplotlib.rcParams['figure.dpi'], matplotlib.rcParams['font.size'])")
+    shown = {}
+    for name, env in [("old", bench_hooks.old_resolution_env(tmp_path / "ipython", {})),
+                      ("course", {"IPYTHONDIR": str(tmp_path / "plain")})]:
+        out = subprocess.run([sys.executable, "-m", "IPython", "--no-banner", "-c", code],
+                             env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+        shown[name] = next(line for line in out.stdout.splitlines() if line.startswith("DPI"))
+    assert shown == {"old": "DPI 80.0 11.0", "course": "DPI 120.0 12.0"}, shown
 
 
 def test_fixed_subplots_sizes_are_inches():
@@ -311,7 +331,8 @@ def test_controls_speak_the_course_language_and_keep_their_values():
     assert slider.description != "query i" and symbol.description == "d_k"
     mask.value = "causal"
     assert seen[-1]["mask"] == "causal"
-    assert box.controls["mask"] is mask
+    assert box.children[0].children == (mask, slider, box.children[0].children[2])
+    assert box.children[0].children[2].children[0] is symbol
     english = widgets.ToggleButtons(options=["none", "causal"], value="none", description="mask")
     live.interactive(_Recorder([]), mask=english)
     assert english.description == "mask" and english._options_labels == ("none", "causal")

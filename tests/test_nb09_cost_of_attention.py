@@ -111,9 +111,9 @@ def test_live_tiling_in_a_widget():
     widgets = pytest.importorskip("ipywidgets")
     live = nb09.LiveTiling(counts)
     assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
-    box = interactive(live, n=widgets.SelectionSlider(options=[16, 64, 256], value=64),
-                         block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
-    box.controls["n"].value = 256
+    n = widgets.SelectionSlider(options=[16, 64, 256], value=64)
+    box = interactive(live, n=n, block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
+    n.value = 256
     assert "n = 256, block_size = 8: 32 x 32 = 1,024 tiles" in box.children[1].value
 
 
