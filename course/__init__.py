@@ -1,6 +1,6 @@
 """The course's companion code: what the notebooks use besides the maths in attention_core.
 
-- ``course.live``: LiveFigure and interactive(), the machinery behind every slider;
+- ``course.live``: LiveFigure and with_controls(), the machinery behind every slider;
 - ``course.figures``: the course's figure style (use_course_style) and shared drawing helpers;
 - ``course.checks``: Verdict, check_value, the one registry of named mistakes (MISTAKES) and the
   hints and worked solutions of every self-check question (QUESTIONS, hint(), solution());

@@ -5,7 +5,8 @@
   data in ``update(**values)``, which returns a short text with the numbers it
   shows. The layout is computed once and the static part drawn once, so a slider
   redraws only the changing artists (blitting), in a few milliseconds.
-- ``interactive(live, **controls)`` wires ipywidgets controls to it: on every
+- ``with_controls(live, **controls)`` wires ipywidgets controls to it (not
+  ``ipywidgets.interactive``, which makes its own controls for a callback): on every
   change the figure is re-rendered into an ``ipywidgets.Image`` and the text
   into a ``<pre>``.
 
@@ -148,7 +149,7 @@ class LiveFigure:
         return self.png()
 
 
-def interactive(live: LiveFigure, **controls):
+def with_controls(live: LiveFigure, **controls):
     """Wire ipywidgets controls to a LiveFigure: returns a VBox(controls, text, image).
 
     Each control's name is the keyword passed to live.update(). The figure is
@@ -179,9 +180,16 @@ def interactive(live: LiveFigure, **controls):
     return widgets.VBox([widgets.VBox(rows), text, image])
 
 
+# The name this function had until 2026-12: it shadowed ipywidgets.interactive (a different
+# function: it builds its own controls from a callback), which the notebooks import too. Kept so
+# that a copy of a notebook already handed out to a class still runs; no notebook of the course
+# uses it (tests/test_notebook_hygiene.py).
+interactive = with_controls
+
+
 # What the notebooks' controls say, their descriptions and the labels of their options, marked
 # for translation here: a notebook's code cells are the same in every edition, so these texts are
-# translated where interactive() shows them. A control's value never changes with the language.
+# translated where with_controls() shows them. A control's value never changes with the language.
 # Symbols (d_k, n, m, m - n, h, pos, d_model, block_size, W_K[2,2]) are not texts and stay as they are;
 # tests/test_live.py checks that every other label in the notebooks is listed here.
 CONTROL_TEXTS = (

@@ -8,7 +8,7 @@ patches the two functions it needs from here, in its own kernels:
   `figures.use_course_style()` apply OLD_RESOLUTION after the course's style, in every kernel of
   that timing run only;
 - item 2 (bench_widgets.py) sweeps every widget a notebook made: a cell run before the
-  notebook's first (`RECORD_WIDGETS_CELL`) wraps `course.live.interactive`, which the notebooks
+  notebook's first (`RECORD_WIDGETS_CELL`) wraps `course.live.with_controls`, which the notebooks
   import by name after it, so that each call is recorded in `_bench_widgets` as (live figure,
   controls).
 
@@ -58,16 +58,16 @@ def old_resolution_env(ipython_dir: Path, env: dict) -> dict:
 RECORD_WIDGETS_CELL = r'''
 import course.live as _live
 
-_bench_widgets = []   # (LiveFigure, {keyword: control}) of every interactive() call, in order
+_bench_widgets = []   # (LiveFigure, {keyword: control}) of every with_controls() call, in order
 
 
-def _recording(interactive):
-    def recording_interactive(live, **controls):
-        box = interactive(live, **controls)
+def _recording(with_controls):
+    def recording_with_controls(live, **controls):
+        box = with_controls(live, **controls)
         _bench_widgets.append((live, controls))
         return box
-    return recording_interactive
+    return recording_with_controls
 
 
-_live.interactive = _recording(_live.interactive)
+_live.with_controls = _recording(_live.with_controls)
 '''

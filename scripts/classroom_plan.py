@@ -126,7 +126,7 @@ def sections(nb) -> list[Section]:
             s = out[-1]
             s.code_cells += 1
             s.figures += any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
-            s.widgets += "interactive(" in cell.source
+            s.widgets += "with_controls(" in cell.source
             s.checks += is_check_cell(cell)
     return [s for s in out if s.id != "start" or s.words or s.code_cells]
 

@@ -17,7 +17,7 @@ structure, so that a new notebook gets its slides by running this command:
 - a section too tall for the canvas continues on sub-slides: cells are packed in order while
   their estimated height (estimate_height: prose, printed lines, figure sizes as stored, a
   fixed height for a widget) fits HEIGHT_BUDGET;
-- the widget cell (`interactive(`) starts a sub-slide of its own, with the short markdown cell
+- the widget cell (`with_controls(`) starts a sub-slide of its own, with the short markdown cell
   just before it (what to move) when both fit; the cell that prints its numbers and the static
   figure for readers without a kernel come after it;
 - a derivation, a sub-slide whose prose holds two or more display equations ($$) in two or
@@ -193,7 +193,7 @@ def heading_levels(cell: dict) -> set[int]:
 
 
 def is_widget(cell: dict) -> bool:
-    return cell["cell_type"] == "code" and re.search(r"^[^#\n]*\binteractive\(", _src(cell),
+    return cell["cell_type"] == "code" and re.search(r"^[^#\n]*\bwith_controls\(", _src(cell),
                                                       re.MULTILINE) is not None
 
 

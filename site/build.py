@@ -6,7 +6,7 @@ requirements-site.txt), after `npm ci --prefix site` has brought MathJax 3:
 1. copies of notebooks/[0-9][0-9]_*.ipynb go to build/site-src/, in which each widget
    output (it cannot work without a kernel, and would show nothing or `VBox(...)`) is
    replaced by a one-line note on what the live figure does, made from the cell's own
-   `interactive(...)` call;
+   `with_controls(...)` call;
 2. build/site-src/_toc.yml lists them in course order (00 is the start page), next to
    site/_config.yml, site/_static/ and the few MathJax files the pages load;
 3. Jupyter Book builds them without executing anything; the HTML goes to build/site/
@@ -104,7 +104,7 @@ ACTIONS_JA = [
 
 
 def _control_label_ja(label: str) -> str:
-    """A control's label as the Japanese edition shows it: course.live.interactive() translates
+    """A control's label as the Japanese edition shows it: course.live.with_controls() translates
     it with the course's catalog (locale/ja/LC_MESSAGES/course.mo); symbols stay as they are."""
     import gettext
 
@@ -126,14 +126,14 @@ def _phrases_ja(controls: list[tuple[str, str]]) -> list[str]:
 
 
 def _controls(source: str, lang: str = "en") -> tuple[str | None, list[str]] | None:
-    """(name of the live object, what to do with its controls) from its interactive(...) call."""
+    """(name of the live object, what to do with its controls) from its with_controls(...) call."""
     try:
         tree = ast.parse(source)
     except SyntaxError:   # IPython syntax (magics): fall back to the generic note
         return None
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and getattr(node.func, "id",
-                                                       getattr(node.func, "attr", None)) == "interactive"):
+                                                       getattr(node.func, "attr", None)) == "with_controls"):
             continue
         live = node.args[0].id if node.args and isinstance(node.args[0], ast.Name) else None
         controls = []

@@ -66,7 +66,7 @@ CONTROL_SELECTOR = (".widget-slider, .widget-dropdown, .widget-toggle-buttons, .
 TRACEBACK_RE = re.compile(r"Traceback \(most recent call last\)|^\s*Cell In\[\d+\], line \d+"
                           r"|^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b",
                           re.MULTILINE)
-LIVE_CALL_RE = re.compile(r"^[^#\n]*\binteractive\(", re.MULTILINE)
+LIVE_CALL_RE = re.compile(r"^[^#\n]*\bwith_controls\(", re.MULTILINE)
 NOTIFICATION_SETTINGS = {"fetchNews": "false", "checkForUpdates": False}
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
@@ -119,7 +119,7 @@ class CellExpectation:
     cell_type: str
     raises: bool           # tagged raises-exception: its error is expected
     stored_widget: bool    # the stored outputs contain a widget view
-    live: bool             # the source calls interactive(...): a live figure must appear
+    live: bool             # the source calls with_controls(...): a live figure must appear
 
 
 def read_expectations(path: Path) -> list[CellExpectation]:
@@ -287,7 +287,7 @@ RESET_RUN_STATE_JS = "() => { window.__stuckPicture = null; window.__stuckSince 
 WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
   const nb = document.querySelector('.jp-Notebook');
   if (!nb) return false;
-  // at least one live figure per cell that calls interactive() (no vacuous 'done')
+  // at least one live figure per cell that calls with_controls() (no vacuous 'done')
   if (nb.querySelectorAll(liveBoxSel).length < liveExpected) return false;
   // outputs only: a notebook's own text may mention these phrases
   const text = [...nb.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join(' ');
@@ -430,7 +430,7 @@ SLIDER_VALUE_JS = """el => {
                        return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; };
   const readout = el.querySelector('.widget-readout');
   if (shown(readout)) return readout.textContent.trim();
-  // interactive() shows a SelectionSlider's value in a Label beside it (set by the kernel)
+  // with_controls() shows a SelectionSlider's value in a Label beside it (set by the kernel)
   for (let s = el.nextElementSibling; s; s = s.nextElementSibling)
     if (s.classList.contains('live-figure-readout')) return s.textContent.trim();
   return [...el.querySelectorAll('.noUi-handle[role=slider]')]
@@ -643,7 +643,7 @@ class NotebookRun:
                 problems.append(f"{where} stored a widget view, but none rendered after Run All")
         shown = sum(dom["liveBoxes"] for dom in cells)
         if self.run_state == "done" and shown < self.live_expected():
-            problems.append(f"{self.live_expected()} cells call interactive(), but only {shown} "
+            problems.append(f"{self.live_expected()} cells call with_controls(), but only {shown} "
                             "live figures rendered")
         return problems
 
@@ -676,7 +676,7 @@ class NotebookRun:
             ctrl = nb.locator(CONTROL_SELECTOR).nth(i)
             kind = control_kind(ctrl)
             out.append(f"{kind} '{control_label(ctrl, kind, i)}' is not inside an "
-                       "interactive() box: the test cannot tell which output it drives")
+                       "with_controls() box: the test cannot tell which output it drives")
         return out
 
     # -- screenshots --------------------------------------------------------------
@@ -787,14 +787,14 @@ class NotebookRun:
     def _move_slider(self, k, box, ctrl, label):
         handles = ctrl.locator(".noUi-handle[role=slider]")
         readout = ctrl.locator(".widget-readout")
-        # the readout, or the Label interactive() puts beside a SelectionSlider instead
+        # the readout, or the Label with_controls() puts beside a SelectionSlider instead
         value = ValueReader(self.page, ctrl, SLIDER_VALUE_JS)
 
         if readout.count() == 1 and readout.first.is_visible() and not self._readout_takes_typing(ctrl):
             c = self._change(k, "slider", label, "look at the readout", value())
             c.problem = (f"widget {k + 1}, slider '{label}': its readout can be typed into but "
                          "ignores what is typed (a SelectionSlider's own readout in ipywidgets 8); "
-                         "pass it through interactive(), which shows a read-only label instead")
+                         "pass it through with_controls(), which shows a read-only label instead")
             yield c
             return
         original = value()

@@ -10,7 +10,7 @@ For every notebook this test:
 - asserts that no cell shows a traceback except the cells tagged ``raises-exception``
   (read from the .ipynb; those must show theirs), that every widget rendered
   (no "Error displaying widget", none stuck at "Loading widget...");
-- moves every control of every ``interactive`` figure the way a person does
+- moves every control of every ``with_controls`` figure the way a person does
   (keyboard on a slider handle, typing into its readout, choosing a dropdown option,
   clicking another toggle button) and asserts that the figure's text and image both
   change, recording the time from the key/click to the updated output;

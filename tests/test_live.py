@@ -1,4 +1,4 @@
-"""The shared machinery: LiveFigure and interactive() (course.live), the style and heatmap (course.figures)."""
+"""The shared machinery: LiveFigure and with_controls() (course.live), the style and heatmap (course.figures)."""
 
 import io
 import os
@@ -28,7 +28,7 @@ class Bars(live.LiveFigure):
 
 def test_interactive_redraws_text_and_image_on_change():
     slider = widgets.IntSlider(value=1, min=1, max=3)
-    box = live.interactive(Bars(), k=slider)
+    box = live.with_controls(Bars(), k=slider)
     text, image = box.children[1], box.children[2]
     assert "total = 6" in text.value and image.value[:4] == b"\x89PNG"
     before = image.value
@@ -40,12 +40,12 @@ def test_interactive_redraws_text_and_image_on_change():
 def test_the_benchmark_records_every_widget(monkeypatch):
     # scripts/bench.py runs this cell before a notebook's first, then sweeps what it recorded
     from scripts.bench_hooks import RECORD_WIDGETS_CELL
-    monkeypatch.setattr(live, "interactive", live.interactive)  # put back after the test
+    monkeypatch.setattr(live, "with_controls", live.with_controls)  # put back after the test
     kernel = {}
     exec(RECORD_WIDGETS_CELL, kernel)
-    from course.live import interactive  # as a notebook's first cell does, after the hook
+    from course.live import with_controls  # as a notebook's first cell does, after the hook
     bars, slider = Bars(), widgets.IntSlider(value=1, min=1, max=3)
-    box = interactive(bars, k=slider)
+    box = with_controls(bars, k=slider)
     assert kernel["_bench_widgets"] == [(bars, {"k": slider})]
     slider.value = 2
     assert "total = 12" in box.children[1].value
@@ -54,7 +54,7 @@ def test_the_benchmark_records_every_widget(monkeypatch):
 def test_selection_slider_gets_a_read_only_readout_that_follows_it():
     # ipywidgets 8 lets one type into a SelectionSlider's readout and ignores it
     slider = widgets.SelectionSlider(options=[1, 2, 4], value=2, description="k")
-    box = live.interactive(Bars(), k=slider)
+    box = live.with_controls(Bars(), k=slider)
     row = box.children[0].children[0]
     assert isinstance(row, widgets.HBox) and row.children[0] is slider
     label = row.children[1]
@@ -67,7 +67,7 @@ def test_selection_slider_gets_a_read_only_readout_that_follows_it():
 
 def test_int_slider_keeps_its_own_readout():
     slider = widgets.IntSlider(value=1, min=1, max=3)
-    box = live.interactive(Bars(), k=slider)
+    box = live.with_controls(Bars(), k=slider)
     assert box.children[0].children[0] is slider and slider.readout is True
 
 
@@ -81,7 +81,7 @@ def test_live_figure_png_is_a_png_and_its_text_shows_as_written():
             super().update(k)
             return f"k < {k + 1} & k > {k - 1}"
 
-    box = live.interactive(Comparison(), k=widgets.IntSlider(value=2, min=1, max=3))
+    box = live.with_controls(Comparison(), k=widgets.IntSlider(value=2, min=1, max=3))
     def html_of(w):
         return [w.value] if isinstance(w, widgets.HTML) else sum(
             (html_of(c) for c in getattr(w, "children", ())), [])
@@ -324,7 +324,7 @@ def test_controls_speak_the_course_language_and_keep_their_values():
         slider = widgets.IntSlider(value=3, min=0, max=5, description="query i")
         symbol = widgets.SelectionSlider(options=[1, 2, 4], value=2, description="d_k")
         seen = []
-        box = live.interactive(_Recorder(seen), mask=mask, position=slider, d_k=symbol)
+        box = live.with_controls(_Recorder(seen), mask=mask, position=slider, d_k=symbol)
     assert mask.value == "both" and seen[-1] == {"mask": "both", "position": 3, "d_k": 2}
     assert mask.description != "mask" and not mask.description.isascii()
     assert all(not label.isascii() for label in mask._options_labels)
@@ -334,7 +334,7 @@ def test_controls_speak_the_course_language_and_keep_their_values():
     assert box.children[0].children == (mask, slider, box.children[0].children[2])
     assert box.children[0].children[2].children[0] is symbol
     english = widgets.ToggleButtons(options=["none", "causal"], value="none", description="mask")
-    live.interactive(_Recorder([]), mask=english)
+    live.with_controls(_Recorder([]), mask=english)
     assert english.description == "mask" and english._options_labels == ("none", "causal")
 
 

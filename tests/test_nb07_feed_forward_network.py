@@ -15,7 +15,7 @@ import pytest
 import attention_core as ac
 from course import checks, figures, i18n
 from course import nb07_feed_forward_network as nb07
-from course.live import interactive
+from course.live import with_controls
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")  # hiragana, katakana, kanji
 
@@ -176,7 +176,7 @@ def test_interactive_wires_the_slider():
     live = nb07.LiveFFN1D(FFN_1D, CORNERS_1D)
     assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     slider = widgets.SelectionSlider(options=[-1.0, 0.5, 1.5], value=0.5, description="x")
-    box = interactive(live, x=slider)
+    box = with_controls(live, x=slider)
     slider.value = 1.5
     assert "units on: 3 of 4" in box.children[1].value
 

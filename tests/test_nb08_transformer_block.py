@@ -10,7 +10,7 @@ import pytest
 import attention_core as ac
 from course import checks, figures, i18n
 from course import nb08_transformer_block as nb08
-from course.live import interactive
+from course.live import with_controls
 from live_frames import framed_row
 
 SRC, TGT = ["私", "は", "猫", "が", "好き"], ["<s>", "I", "like", "cats"]
@@ -62,7 +62,7 @@ def test_interactive_wires_three_controls(weights):
     live = nb08.LiveDecoderAttention(*weights, TGT, SRC)
     assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     pos = widgets.IntSlider(min=0, max=3, value=0, description="t")
-    box = interactive(live, layer=widgets.ToggleButtons(options=[1, 2], value=1),
+    box = with_controls(live, layer=widgets.ToggleButtons(options=[1, 2], value=1),
                       head=widgets.ToggleButtons(options=[0, 1], value=0), position=pos)
     pos.value = 3
     assert "position 3 (cats)" in box.children[1].value

@@ -14,7 +14,7 @@ import pytest
 import attention_core as ac
 from course import checks, figures, i18n
 from course import nb09_cost_of_attention as nb09
-from course.live import interactive
+from course.live import with_controls
 
 
 def counts(n, block_size):
@@ -112,7 +112,7 @@ def test_live_tiling_in_a_widget():
     live = nb09.LiveTiling(counts)
     assert not figures.layout_problems(live.fig), figures.layout_problems(live.fig)
     n = widgets.SelectionSlider(options=[16, 64, 256], value=64)
-    box = interactive(live, n=n, block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
+    box = with_controls(live, n=n, block_size=widgets.SelectionSlider(options=[4, 8, 16], value=8))
     n.value = 256
     assert "n = 256, block_size = 8: 32 x 32 = 1,024 tiles" in box.children[1].value
 

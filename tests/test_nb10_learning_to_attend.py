@@ -13,7 +13,7 @@ import attention_core as ac
 import attention_learning as al
 from course import checks, figures, i18n
 from course import nb10_learning_to_attend as nb10
-from course.live import interactive
+from course.live import with_controls
 from live_frames import blit_mismatches
 from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
@@ -135,7 +135,7 @@ def test_interactive_wires_the_step_slider(fake_training):
     log, maps = fake_training
     live = nb10.LiveTraining(maps, log, LABELS, L)
     slider = widgets.SelectionSlider(options=sorted(maps), value=0)
-    box = interactive(live, step=slider)
+    box = with_controls(live, step=slider)
     slider.value = 150
     assert "step 150:" in box.children[1].value
 

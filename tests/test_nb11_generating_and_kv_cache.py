@@ -12,7 +12,7 @@ import attention_core as ac
 import attention_learning as al
 from course import checks, figures, i18n
 from course import nb11_generating_and_kv_cache as nb11
-from course.live import interactive
+from course.live import with_controls
 from live_frames import blit_mismatches
 from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
@@ -88,7 +88,7 @@ def test_live_kv_cache_blitted_frame_matches_a_full_draw(steps_and_costs):
 def test_interactive_wires_the_step_slider(steps_and_costs):
     weights, costs = steps_and_costs
     slider = widgets.IntSlider(value=0, min=0, max=5)
-    box = interactive(nb11.LiveKVCache(weights, LABELS, PROMPT_LEN, costs), step=slider)
+    box = with_controls(nb11.LiveKVCache(weights, LABELS, PROMPT_LEN, costs), step=slider)
     slider.value = 5
     assert "step 5: the new query at position 11" in box.children[1].value
 

@@ -14,7 +14,7 @@ import attention_core as ac
 import attention_learning as al
 from course import checks, figures, i18n
 from course import nb12_rope_and_alibi as nb12
-from course.live import interactive
+from course.live import with_controls
 from live_frames import blit_mismatches
 from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
@@ -90,7 +90,7 @@ def test_interactive_wires_the_three_sliders():
     m = widgets.IntSlider(value=5, min=0, max=100)
     offset = widgets.IntSlider(value=3, min=0, max=64)
     base = widgets.SelectionSlider(options=[10, 100, 1000, 10000, 100000], value=10000)
-    box = interactive(nb12.LiveRotation(), m=m, offset=offset, base=base)
+    box = with_controls(nb12.LiveRotation(), m=m, offset=offset, base=base)
     m.value, offset.value, base.value = 40, 7, 100
     assert "m = 40, n = m - offset = 33, base = 100" in box.children[1].value
 

@@ -12,7 +12,7 @@ import pytest
 import attention_core as ac
 from course import checks, figures, i18n
 from course import nb13_grouped_query_attention as nb13
-from course.live import interactive
+from course.live import with_controls
 from live_frames import blit_mismatches
 from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
@@ -103,7 +103,7 @@ def test_live_cache_memory_blitted_frame_matches_a_full_draw():
 def test_interactive_wires_both_sliders():
     h_kv = widgets.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64], value=8)
     t = widgets.SelectionSlider(options=[2 ** i for i in range(10, 18)], value=4096)
-    box = interactive(nb13.LiveCacheMemory(), h_kv=h_kv, t=t)
+    box = with_controls(nb13.LiveCacheMemory(), h_kv=h_kv, t=t)
     h_kv.value = 1
     assert "Llama 2 7B: h_kv = 1 of h = 32" in box.children[1].value
     t.value = 8192

@@ -12,7 +12,7 @@ import pytest
 import attention_core as ac
 from course import checks, figures, i18n
 from course import nb14_sliding_window_attention as nb14
-from course.live import interactive
+from course.live import with_controls
 from live_frames import blit_mismatches
 from stored_notebook import assert_checks_unanswered, stored_text
 from figure_texts import texts_not_in_japanese
@@ -74,7 +74,7 @@ def test_live_window_blitted_frame_matches_a_full_draw(stack):
 
 def test_interactive_wires_the_window_slider(stack):
     slider = widgets.IntSlider(value=3, min=1, max=12, description="window")
-    box = interactive(nb14.LiveWindow(*stack), window=slider)
+    box = with_controls(nb14.LiveWindow(*stack), window=slider)
     slider.value = 5
     assert "window 5: query p sees keys p - 4 .. p" in box.children[1].value
 

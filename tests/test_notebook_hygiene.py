@@ -121,6 +121,15 @@ def test_imports_need_no_path_hacks(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_widgets_are_wired_by_with_controls_not_its_old_name(path):
+    """course.live.interactive is kept only for copies handed out before it was renamed: beside
+    ipywidgets.interactive (another function), the notebooks use course.live.with_controls."""
+    for c in _code(path):
+        assert not re.search(r"(?<![\w.])interactive\(|import interactive\b", _src(c)), (
+            f"{path.name}: {_src(c)[:80]!r} calls course.live's old name; use with_controls")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_widget_state_or_foreign_kernel(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     assert nb["metadata"].get("kernelspec", {}).get("name") == "python3"
@@ -155,7 +164,7 @@ def test_teaching_notebook_structure(path):
     cells = _cells(path)
     assert "goal" in "".join(_src(c) for c in cells[:3]).lower(), f"{path.name}: no learning goals"
     code = _code(path)
-    widgets = [c for c in code if "interactive(" in _src(c)]
+    widgets = [c for c in code if "with_controls(" in _src(c)]
     assert widgets, f"{path.name} has no widget"
     for c in widgets:  # the widget view's model id differs each run: not compared, said why
         assert _src(c).startswith("# NBVAL_IGNORE_OUTPUT\n#"), f"{path.name}: {_src(c)[:80]}"

@@ -451,13 +451,13 @@ def _site_build_module():
 
 
 def test_widget_note_is_made_from_the_cell():
-    """The note names the controls of interactive(...) by their descriptions, grouped by kind."""
+    """The note names the controls of with_controls(...) by their descriptions, grouped by kind."""
     import nbformat
 
     build = _site_build_module()
     cell = nbformat.v4.new_code_cell(
         "# NBVAL_IGNORE_OUTPUT\nlive = nbXX.LiveThing()\n"
-        'interactive(live, a=widgets.IntSlider(value=1, description="pos"),\n'
+        'with_controls(live, a=widgets.IntSlider(value=1, description="pos"),\n'
         '            b=widgets.SelectionSlider(options=[1, 2], description="d_model"),\n'
         "            c=widgets.ToggleButtons(options=[1, 2]),\n"
         '            d=widgets.Dropdown(options=["x"], description="batch item"))')
@@ -466,7 +466,7 @@ def test_widget_note_is_made_from_the_cell():
         "Live figure: in JupyterLab (`python3 dev.py lab`), move the pos and d_model sliders, "
         "pick the c with its buttons and choose the batch item to redraw it. Without a kernel, "
         "as here, the next cell prints what it shows for one setting.")
-    magic = nbformat.v4.new_code_cell("%matplotlib widget\ninteractive(live, x=widgets.IntSlider())")
+    magic = nbformat.v4.new_code_cell("%matplotlib widget\nwith_controls(live, x=widgets.IntSlider())")
     assert build.widget_note(magic, None) == (
         "Live figure: in JupyterLab (`python3 dev.py lab`), use its controls to redraw it; "
         "it needs a running kernel, which this page does not have.")
@@ -481,12 +481,12 @@ def test_japanese_widget_note_and_links_to_english_pages():
     build = _site_build_module()
     cell = nbformat.v4.new_code_cell(
         'live = nbXX.LiveThing()\n'
-        'interactive(live, a=widgets.Dropdown(options=[1], description="reader"),\n'
+        'with_controls(live, a=widgets.Dropdown(options=[1], description="reader"),\n'
         '            b=widgets.SelectionSlider(options=[1, 2], description="strength c"))')
     assert build.widget_note_ja(cell, None) == (
         "インタラクティブな図: JupyterLab (`python3 dev.py lab --lang ja`) で `読者` を選んだり、"
         "`強さ c` のスライダーを動かしたりすると、図が描き直されます。実行中のカーネルが必要なので、"
         "このページでは動きません。")  # the labels as the Japanese notebook shows them (course.live)
-    one = nbformat.v4.new_code_cell('interactive(live, b=widgets.IntSlider(description="pos"))')
+    one = nbformat.v4.new_code_cell('with_controls(live, b=widgets.IntSlider(description="pos"))')
     assert "で `pos` のスライダーを動かすと、図が" in build.widget_note_ja(one, None)
     assert build.OUTSIDE_LINK.sub(lambda m: m.group(2), "[次へ](../03_scaling.ipynb)") == "03_scaling"

@@ -79,7 +79,7 @@ def test_a_tall_section_continues_on_subslides():
 
 def test_the_widget_gets_a_subslide_with_the_line_that_introduces_it():
     cells = [_md("## 5. Try it"), _md("a long explanation\n\n" * 3), _md("Move the slider."),
-             _code("# NBVAL_IGNORE_OUTPUT\n# why\nlive = X()\ninteractive(live, a=s)", [WIDGET]),
+             _code("# NBVAL_IGNORE_OUTPUT\n# why\nlive = X()\nwith_controls(live, a=s)", [WIDGET]),
              _code("print(live.update(a=1))", [_lines(3)])]
     assert slides.assign(cells) == ["slide", "-", "subslide", "-", "-"]
 
