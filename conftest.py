@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dev import DETERMINISTIC_ENV, TEST_THREADS
+from dev import DETERMINISTIC_ENV, TEST_THREADS, simd_env
 
 os.environ.update(DETERMINISTIC_ENV)
+os.environ.update(simd_env(sys.executable))   # numpy's AVX2 loops on every CPU (dev.py)
 # Every kernel of a test run (nbval's, the instructor key's, the browser's and Voila's) computes
 # with ONE BLAS thread, while `dev.py regenerate` stores the outputs with the default count (one
 # per core, 2 on the course's machine): so strict nbval itself checks that no printed number

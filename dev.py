@@ -136,8 +136,40 @@ def _quiet_jupyterlab(env_dir: Path) -> None:
                                                          "checkForUpdates": False}}, indent=2))
 
 
+# numpy chooses its own SIMD loops (exp, log, tanh, sums) by CPU when it is imported, as OpenBLAS
+# does: AVX-512 loops on the Xeons, AVX2 ones on the EPYCs, and their last bits differ. Notebook
+# 10's unscaled training amplifies them (its score gap printed 1.9e+02 on one, 2.1e+02 on the
+# other). NPY_DISABLE_CPU_FEATURES switches the AVX-512 loops off, so every machine with AVX2
+# computes with the same ones. Its names are numpy's own and differ between versions (AVX512F,
+# AVX512_SKX ... in 2.0; X86_V4, AVX512_ICL, AVX512_SPR in 2.4), and numpy refuses to import with
+# a name it does not dispatch: so they are read from the interpreter that runs the kernels.
+_DISPATCHED = ("from numpy._core._multiarray_umath import __cpu_dispatch__; "
+               "print(' '.join(__cpu_dispatch__))")
+
+
+def avx512_names(dispatched: list[str]) -> list[str]:
+    """The AVX-512 targets among numpy's dispatched ones (its `__cpu_dispatch__`)."""
+    return [name for name in dispatched if name.startswith("AVX512") or name == "X86_V4"]
+
+
+def simd_env(python: Path | str) -> dict:
+    """{"NPY_DISABLE_CPU_FEATURES": ...} for the numpy of `python` (empty without AVX-512 targets)."""
+    key = str(python)
+    if key not in _SIMD_ENV:
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("NPY_")}
+        out = subprocess.run([key, "-c", _DISPATCHED], capture_output=True, text=True, env=clean)
+        if out.returncode != 0:
+            raise RuntimeError(f"cannot read numpy's SIMD targets with {key}:\n{out.stderr}")
+        names = avx512_names(out.stdout.split())
+        _SIMD_ENV[key] = {"NPY_DISABLE_CPU_FEATURES": " ".join(names)} if names else {}
+    return _SIMD_ENV[key]
+
+
+_SIMD_ENV: dict[str, dict] = {}
+
+
 def _env(env_dir: Path = VENV) -> dict:
-    env = dict(os.environ, **DETERMINISTIC_ENV)
+    env = dict(os.environ, **DETERMINISTIC_ENV, **simd_env(venv_python(env_dir)))
     env["PATH"] = f"{venv_bin(env_dir)}{os.pathsep}{env.get('PATH', '')}"
     return env
 

@@ -479,5 +479,5 @@ QUESTIONS = {
            "parameter's step to about lr. 3e-8 (= 10 * lr * g) is what plain gradient descent "
            "would do. The stuck row of section 7 is stuck for another reason: W_Q and W_K are "
            "shared, so their steps follow the rows that do have gradient, and the gradient "
-           "towards the right key is 1e-91 against theirs.")),
+           "towards the right key is 3e-83 against theirs.")),
 }

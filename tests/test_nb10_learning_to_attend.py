@@ -299,7 +299,7 @@ def test_seeds_script_runs_and_its_interval():
 
 def test_notebook_stores_the_trained_pattern_and_the_experiment():
     out = stored_text(NOTEBOOK)
-    assert "largest difference from dQ: 5.7e-11" in out
+    assert "largest difference from dQ: 6.2e-11" in out
     assert "row i predicts the new digit in 100.0% of 6000" in out
     assert "row i's prediction changes in 0.0%" in out
     assert "LN:  dX[1, 2]" in out and "FFN: dX[1, 2]" in out

@@ -61,3 +61,32 @@ def test_the_blas_uses_the_kernels_the_outputs_were_computed_with():
         pytest.skip("OPENBLAS_CORETYPE=Haswell applies to x86-64 only")
     _, kernels = _kernel_like_blas(os.environ.copy())
     assert kernels == "['Haswell']"
+
+
+NUMPY_SIMD = ("from numpy._core._multiarray_umath import __cpu_dispatch__ as d, __cpu_features__ as f; "
+              "print(' '.join(d)); print(' '.join(k for k in d if f.get(k)))")
+
+
+def test_numpy_computes_with_its_avx2_loops_on_every_cpu():
+    """numpy's AVX-512 loops are off in every kernel of the run (dev.simd_env): a kernel that
+    started with the run's environment imports numpy and has none of them in use. On a CPU
+    without AVX-512 they are off anyway; then this checks that the names are numpy's own (numpy
+    refuses to import with one it does not know), on an AVX-512 CPU that the switch works."""
+    out = subprocess.run([sys.executable, "-c", NUMPY_SIMD], env=os.environ.copy(),
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    dispatched, in_use = out[0].split(), (out[1].split() if len(out) > 1 else [])
+    wanted = dev.avx512_names(dispatched)
+    assert platform.machine() not in ("x86_64", "AMD64") or wanted, dispatched
+    assert os.environ.get("NPY_DISABLE_CPU_FEATURES", "").split() == wanted
+    assert not set(wanted) & set(in_use), in_use
+
+
+def test_the_avx512_targets_of_each_numpy_version_are_found():
+    """The names numpy 2.0 and 2.4 dispatch on x86-64 (their `__cpu_dispatch__`)."""
+    numpy_2_0 = ["SSSE3", "SSE41", "POPCNT", "SSE42", "AVX", "F16C", "FMA3", "AVX2", "AVX512F",
+                 "AVX512CD", "AVX512_KNL", "AVX512_KNM", "AVX512_SKX", "AVX512_CLX", "AVX512_CNL",
+                 "AVX512_ICL"]
+    numpy_2_4 = ["X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR"]
+    assert dev.avx512_names(numpy_2_0) == numpy_2_0[8:]
+    assert dev.avx512_names(numpy_2_4) == ["X86_V4", "AVX512_ICL", "AVX512_SPR"]
+    assert dev.avx512_names(["NEON", "ASIMD", "ASIMDHP"]) == []   # an arm64 machine: nothing to switch off
