@@ -221,11 +221,11 @@ def cmd_lab_ja(env_dir: Path, args: list[str]) -> int:
 
 
 def cmd_ja(args: list[str]) -> int:
-    """update the catalogs, build notebooks/ja/ (and course.mo), then execute the built notebooks.
+    """update the catalogs, build notebooks/ja/, then execute the built notebooks.
 
     `ja update [NN_topic ...]` and `ja status` run only that step; `ja --no-run` skips executing.
     """
-    env_dir = ensure_env(test=True)   # Babel (requirements-test.txt)
+    env_dir = ensure_env(test=True)   # nbclient (requirements-test.txt) executes the built notebooks
     py, env = venv_python(env_dir), _env(env_dir)
     translate = [py, ROOT / "scripts" / "translate.py"]
     if args[:1] in (["update"], ["status"], ["build"]):

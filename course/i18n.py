@@ -22,14 +22,19 @@ In a module, mark every text a learner sees::
 ``_()`` looks the text up when it is called, so a text built at import time must be marked
 with ``N_()`` and translated where it is shown. The catalogs are extracted with Babel and kept
 in step by ``python3 dev.py ja`` (docs/japanese-edition.md): locale/ja/LC_MESSAGES/course.po
-holds the translations, course.mo next to it is what gettext reads (compiled from the .po by that
-command and committed, so a fresh clone needs no tool to run the course in Japanese).
+holds the translations and is the only catalog in the repository. course.mo, what gettext reads,
+is compiled from it with Babel (a requirement of the course) by the first ``use_language`` that
+finds it missing or older than the .po, and written beside it; where the course folder is read-only
+the compiled catalog is used from memory.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gettext
+import io
+import os
+import tempfile
 from pathlib import Path
 
 DOMAIN = "course"
@@ -46,18 +51,61 @@ def use_language(lang: str) -> None:
 
     Returns nothing, so that as the last line of a notebook cell it shows nothing.
 
-    Raises ValueError for a language without a catalog, and FileNotFoundError if its compiled
-    catalog (locale/<lang>/LC_MESSAGES/course.mo) is missing: `python3 dev.py ja` builds it.
+    Raises ValueError for a language without a catalog, and FileNotFoundError if its catalog
+    (locale/<lang>/LC_MESSAGES/course.po) is missing: a missing catalog is an error, never a
+    silently English "Japanese" notebook.
     """
     global _current, _translations
     if lang not in LANGUAGES:
         raise ValueError(f"no course catalog for language {lang!r}; available: {LANGUAGES}")
-    if lang == SOURCE_LANGUAGE:
-        _translations = gettext.NullTranslations()
-    else:
-        # fallback=False: a missing .mo is an error, not a silently English "Japanese" notebook
-        _translations = gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
+    _translations = gettext.NullTranslations() if lang == SOURCE_LANGUAGE else _catalog(lang)
     _current = lang
+
+
+def catalog_path(lang: str) -> Path:
+    """locale/<lang>/LC_MESSAGES/course.po: the translations, as translators edit them."""
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def compile_catalog(po: Path) -> bytes:
+    """The compiled (.mo) form of the catalog `po`, fuzzy translations left out (Babel)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as f:
+        catalog = read_po(f)
+    buf = io.BytesIO()
+    write_mo(buf, catalog, use_fuzzy=False)
+    return buf.getvalue()
+
+
+def _catalog(lang: str) -> gettext.GNUTranslations:
+    """`lang`'s translations: course.mo when it is at least as new as course.po, else compiled
+    now, and written beside the .po for the next kernel (as make would: by modification time)."""
+    po = catalog_path(lang)
+    mo = po.with_suffix(".mo")
+    if not po.exists():
+        raise FileNotFoundError(f"the course's {lang} catalog {po} is missing")
+    if mo.exists() and mo.stat().st_mtime_ns >= po.stat().st_mtime_ns:
+        with mo.open("rb") as f:
+            return gettext.GNUTranslations(f)
+    data = compile_catalog(po)
+    with contextlib.suppress(OSError):   # a read-only course folder: used from memory only
+        _write_atomically(mo, data)
+    return gettext.GNUTranslations(io.BytesIO(data))
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """A temporary file and a rename: kernels that compile at the same time never read half."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def language() -> str:

@@ -7,7 +7,8 @@ from gettext PO catalogs, never edited by hand. For each language (only "ja" so 
   notebooks/NN_topic.ipynb, msgid = the cell's exact English source, msgstr = its translation
   (no msgctxt: identical cells of one notebook share one translation);
 - locale/<lang>/LC_MESSAGES/course.po: the texts the course modules mark with _() (course/i18n.py),
-  extracted with Babel; course.mo beside it is compiled from it (what gettext reads at run time);
+  extracted with Babel; the kernel that first needs it compiles course.mo beside it (gettext's
+  form; course/i18n.py), which is not in the repository;
 - notebooks/<lang>/NN_topic.ipynb: the English notebook with every markdown cell replaced by its
   translation and the first code cell switching the modules' language; code cells are otherwise
   identical, and the outputs come from executing it (scripts/regenerate.py), never from a file.
@@ -19,7 +20,7 @@ Commands (dev.py runs them in .venv, then re-executes the built notebooks):
                                          or fuzzy, with the old English as `#| msgid`; texts that
                                          are gone become obsolete `#~` entries); named notebooks
                                          get a catalog if they have none
-    translate.py build                   compile course.mo; write notebooks/<lang>/ for EDITION
+    translate.py build                   write notebooks/<lang>/ for EDITION
     translate.py status                  what is translated, fuzzy or missing, per notebook
 
 A text counts as translated when its msgstr is not empty and it is not marked fuzzy. A fuzzy
@@ -39,7 +40,6 @@ from pathlib import Path
 import nbformat
 from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
-from babel.messages.mofile import write_mo
 from babel.messages.pofile import denormalize, normalize, read_po, write_po
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -245,38 +245,6 @@ def translation(catalog: Catalog, msgid: str, context: str | None = None) -> str
     return message.string
 
 
-def mo_catalog(mo_path: Path) -> dict:
-    """What a compiled catalog holds: {msgid (or "context\\x04msgid"): msgstr}, header left out."""
-    import gettext
-
-    with mo_path.open("rb") as f:
-        translations = gettext.GNUTranslations(f)
-    return {k: v for k, v in translations._catalog.items() if k != ""}
-
-
-def po_as_mo_catalog(catalog: Catalog) -> dict:
-    """What compiling `catalog` gives (the same keys and texts as mo_catalog), fuzzy left out."""
-    buf = io.BytesIO()
-    write_mo(buf, catalog, use_fuzzy=False)
-    buf.seek(0)
-    import gettext
-
-    return {k: v for k, v in gettext.GNUTranslations(buf)._catalog.items() if k != ""}
-
-
-def compile_module_catalog(lang: str) -> bool:
-    """locale/<lang>/LC_MESSAGES/course.mo from course.po; rewritten only when its texts change
-    (the bytes also carry Babel's version, which is no reason for a new commit)."""
-    po = module_catalog_path(lang)
-    mo = po.with_suffix(".mo")
-    catalog = read_catalog(po)
-    if mo.exists() and mo_catalog(mo) == po_as_mo_catalog(catalog):
-        return False
-    buf = io.BytesIO()
-    write_mo(buf, catalog, use_fuzzy=False)
-    return _write_if_changed(mo, buf.getvalue())
-
-
 # --------------------------------------------------------------------------
 # Building a translated notebook
 # --------------------------------------------------------------------------
@@ -461,8 +429,6 @@ def main(argv: list[str]) -> int:
         print(status(lang))
         return 0
     code = 0
-    if compile_module_catalog(lang):
-        print(f"compiled {_rel(module_catalog_path(lang).with_suffix('.mo'))}")
     missing, fuzzy = module_status(lang)
     if missing or fuzzy:
         code = 1

@@ -25,6 +25,7 @@ a title, the styles, MathJax) rebuilds them all. Extra arguments go to `jupyter-
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import html
 import re
@@ -103,13 +104,21 @@ ACTIONS_JA = [
 ]
 
 
+@functools.cache
+def _catalog_ja():
+    """The course's Japanese catalog, read with Babel (Sphinx's own dependency, in .venv-site)."""
+    from babel.messages.pofile import read_po
+
+    with (ROOT / "locale" / "ja" / "LC_MESSAGES" / "course.po").open("rb") as f:
+        return read_po(f)
+
+
 def _control_label_ja(label: str) -> str:
     """A control's label as the Japanese edition shows it: course.live.with_controls() translates
-    it with the course's catalog (locale/ja/LC_MESSAGES/course.mo); symbols stay as they are."""
-    import gettext
-
-    catalog = gettext.translation("course", ROOT / "locale", languages=["ja"], fallback=True)
-    return catalog.gettext(label)
+    it with the course's catalog (locale/ja/LC_MESSAGES/course.po), as gettext would: a missing,
+    empty or fuzzy translation leaves the English; symbols stay as they are."""
+    message = _catalog_ja().get(label)
+    return message.string if message and message.string and not message.fuzzy else label
 
 
 def _phrases_ja(controls: list[tuple[str, str]]) -> list[str]:

@@ -245,7 +245,7 @@ def _japanese(text: str) -> bool:
 
 def test_figures_live_figure_and_verdicts_in_japanese():
     """In notebooks/ja/01 the figures, the widget's texts and the verdicts come out in Japanese
-    (needs locale/ja/LC_MESSAGES/course.mo with the translations of course/nb01_*.py)."""
+    (needs locale/ja/LC_MESSAGES/course.po with the translations of course/nb01_*.py)."""
     from course import i18n
     rng = np.random.default_rng(0)
     with i18n.language_as("ja"):

@@ -240,7 +240,7 @@ _ENGLISH_RUN = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")  # three English
 
 def test_figures_and_verdicts_in_japanese():
     """In notebooks/ja/02 the figures and the verdicts come out in Japanese (needs
-    locale/ja/LC_MESSAGES/course.mo with the translations of course/nb02_*.py)."""
+    locale/ja/LC_MESSAGES/course.po with the translations of course/nb02_*.py)."""
     from course import i18n
     with i18n.language_as("ja"):
         fig = nb02.contributions_grid(V, A_EXACT, TOKENS)

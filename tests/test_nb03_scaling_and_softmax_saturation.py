@@ -243,7 +243,7 @@ def _figure_texts(fig):
 
 def test_figures_live_figure_choices_and_verdicts_in_japanese():
     """In notebooks/ja/03 every figure, the widget's texts, the printed choices and the verdicts
-    come out in Japanese, and the figures still fit (needs locale/ja/LC_MESSAGES/course.mo with
+    come out in Japanese, and the figures still fit (needs locale/ja/LC_MESSAGES/course.po with
     the translations of course/nb03_*.py)."""
     from course import i18n
     rng = np.random.default_rng(0)

@@ -197,7 +197,7 @@ def _japanese(text: str) -> bool:
 
 def test_figure_live_figure_and_verdicts_in_japanese():
     """In notebooks/ja/04 the mask figure, the widget's texts and the verdicts come out in
-    Japanese, and the figures still fit (needs locale/ja/LC_MESSAGES/course.mo with the
+    Japanese, and the figures still fit (needs locale/ja/LC_MESSAGES/course.po with the
     translations of course/nb04_masking.py)."""
     from course import i18n
     with i18n.language_as("ja"):

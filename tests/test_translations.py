@@ -5,7 +5,7 @@ markdown cell of the English notebook has no translation or a fuzzy one (its Eng
 after it was translated), when notebooks/ja/NN_topic.ipynb is not what the English notebook and
 the catalog make now, or when a translation lost a formula, a piece of code or a link. For the
 modules they fail when a text marked with _() has no up-to-date translation in
-locale/ja/LC_MESSAGES/course.po, or course.mo does not hold what course.po says. Strict nbval
+locale/ja/LC_MESSAGES/course.po, or course.po is not what a kernel compiles and reads. Strict nbval
 executes notebooks/ja/*.ipynb like the English notebooks and compares their outputs.
 
 The fix is always the same command: `python3 dev.py ja` (docs/japanese-edition.md).
@@ -14,6 +14,7 @@ The fix is always the same command: `python3 dev.py ja` (docs/japanese-edition.m
 from __future__ import annotations
 
 import json
+import os
 import re
 import string
 from pathlib import Path
@@ -198,10 +199,66 @@ def test_module_catalog_lists_exactly_the_marked_texts():
                               f" new, {len(have - template)} gone): {FIX}")
 
 
-def test_compiled_catalog_holds_what_the_po_says():
-    po = translate.module_catalog_path(LANG)
-    assert translate.mo_catalog(po.with_suffix(".mo")) == translate.po_as_mo_catalog(
-        translate.read_catalog(po)), f"{po.with_suffix('.mo').relative_to(ROOT)} is stale: {FIX}"
+def _copy_of_the_catalog(tmp_path, monkeypatch) -> Path:
+    """locale/ja/LC_MESSAGES/course.po alone in a folder of its own, as a fresh clone has it."""
+    po = tmp_path / LANG / "LC_MESSAGES" / "course.po"
+    po.parent.mkdir(parents=True)
+    po.write_bytes(i18n.catalog_path(LANG).read_bytes())
+    monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
+    return po
+
+
+def _japanese(text: str) -> str:
+    with i18n.language_as(LANG):
+        return i18n._(text)
+
+
+def test_a_fresh_clone_compiles_its_catalog_on_first_use(tmp_path, monkeypatch):
+    """No course.mo in the repository: the first use_language("ja") compiles course.po beside
+    itself, and what the modules then say is what course.po says."""
+    po = _copy_of_the_catalog(tmp_path, monkeypatch)
+    catalog = translate.read_catalog(po)
+    wanted = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy
+              and isinstance(m.id, str) and not m.context}
+    assert len(wanted) > 500
+    assert not po.with_suffix(".mo").exists()
+    with i18n.language_as(LANG):
+        said = {msgid: i18n._(msgid) for msgid in wanted}
+    assert said == wanted
+    assert po.with_suffix(".mo").exists()
+    assert sorted(p.name for p in po.parent.iterdir()) == ["course.mo", "course.po"]  # no temporary left
+
+
+def test_a_changed_catalog_is_compiled_again(tmp_path, monkeypatch):
+    """course.po newer than course.mo (a pull, a translator's fix): the next kernel compiles it."""
+    po = _copy_of_the_catalog(tmp_path, monkeypatch)
+    msgid = "attention weights A"
+    before = _japanese(msgid)
+    assert before != msgid
+    mo_time = po.with_suffix(".mo").stat().st_mtime_ns
+    po.write_text(po.read_text(encoding="utf-8").replace(f'msgstr "{before}"', 'msgstr "重み A (新)"', 1),
+                  encoding="utf-8")
+    os.utime(po, ns=(mo_time + 10**9, mo_time + 10**9))
+    assert _japanese(msgid) == "重み A (新)"
+
+
+def test_a_read_only_course_folder_still_speaks_japanese(tmp_path, monkeypatch):
+    """Where course.mo cannot be written, the compiled catalog serves from memory."""
+    po = _copy_of_the_catalog(tmp_path, monkeypatch)
+
+    def refuse(path, data):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(i18n, "_write_atomically", refuse)
+    assert _japanese("attention weights A") != "attention weights A"
+    assert not po.with_suffix(".mo").exists()
+
+
+def test_a_missing_catalog_is_an_error_not_english(tmp_path, monkeypatch):
+    monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="ja catalog"):
+        i18n.use_language(LANG)
+    assert i18n.language() == "en"
 
 
 def test_every_registry_text_is_marked_for_translation():
