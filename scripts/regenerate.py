@@ -8,7 +8,9 @@ stall upstream, and a slow run is a bug to look at, not to wait out.
 
 Each notebook's measured run time (wall clock, kernel start included) goes into
 docs/run-times.json with the machine it ran on; the teacher's guide quotes it
-and is rewritten at the end (scripts/classroom.py).
+and is rewritten at the end (scripts/classroom.py). An English notebook's slide
+metadata (scripts/slides.py) is set again too: where its slides break depends on
+the heights of the outputs just made.
 """
 
 import datetime as dt
@@ -23,7 +25,8 @@ import nbformat
 from nbclient import NotebookClient
 
 CELL_TIMEOUT_S = 120
-RUN_TIMES = Path(__file__).resolve().parent.parent / "docs" / "run-times.json"
+ROOT = Path(__file__).resolve().parent.parent
+RUN_TIMES = ROOT / "docs" / "run-times.json"
 
 
 def coalesce_streams(outputs: list) -> list:
@@ -120,6 +123,10 @@ def regenerate(path: Path) -> None:
             cell.outputs = coalesce_streams(cell.outputs)
     nb.metadata.pop("widgets", None)
     keep_unchanged_widget_views(old_cells, nb.cells)
+    if path.resolve().parent == ROOT / "notebooks":
+        import slides  # scripts/ is on sys.path when this runs as a script (dev.py regenerate)
+
+        slides.apply(nb)   # where the slides break depends on the outputs' heights
     nbformat.validate(nb)
     nbformat.write(nb, path)
     record_run_time(path, seconds, load)
