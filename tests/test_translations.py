@@ -199,6 +199,34 @@ def test_module_catalog_lists_exactly_the_marked_texts():
                               f" new, {len(have - template)} gone): {FIX}")
 
 
+def test_updating_the_catalogs_again_changes_nothing():
+    """`dev.py ja update` on catalogs that are up to date writes the bytes they already have: it
+    used to drop the first line of seven stale `# | msgid` comments in course.po on every run."""
+    path = translate.module_catalog_path(LANG)
+    again = translate.po_bytes(translate.updated(path, translate.module_template(), LANG,
+                                                 "messages of the course modules"))
+    assert again == path.read_bytes(), f"{path.relative_to(ROOT)} changes when updated again"
+    for name in EDITION:
+        path = translate.notebook_catalog_path(name, LANG)
+        again = translate.po_bytes(translate.updated(path, translate.notebook_template(name), LANG,
+                                                     f"notebook {name}"), markdown=True)
+        assert again == path.read_bytes(), f"{path.relative_to(ROOT)} changes when updated again"
+
+
+def test_a_fuzzy_entry_keeps_its_old_english_through_a_write_and_a_read(tmp_path):
+    """`#| msgid` (the English a fuzzy translation was made for) survives, over several lines."""
+    from babel.messages.catalog import Catalog
+
+    catalog = Catalog(locale=LANG)
+    old = "a long old English text " * 6
+    catalog.add("the new English text", "訳", flags={"fuzzy"}, previous_id=[old])
+    path = tmp_path / "x.po"
+    path.write_bytes(translate.po_bytes(catalog))
+    again = translate.read_catalog(path).get("the new English text")
+    assert again.fuzzy and again.previous_id == [old] and not again.user_comments
+    assert translate.po_bytes(translate.read_catalog(path)) == path.read_bytes()
+
+
 def _copy_of_the_catalog(tmp_path, monkeypatch) -> Path:
     """locale/ja/LC_MESSAGES/course.po alone in a folder of its own, as a fresh clone has it."""
     po = tmp_path / LANG / "LC_MESSAGES" / "course.po"
