@@ -46,12 +46,18 @@ PROXY = HUB_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
 COURSE_FOLDER = "attention-notebooks"  # nbgitpuller's targetPath: every copy is ~/attention-notebooks
 STUDENT_PREFIX = "an-student-"          # every Unix user this file creates starts with it
 STUDENT_COMMENT = "attention-notebooks hub student (removable)"
+HUB_USER_PREFIX = "an-hub-"             # the service user the hub and its proxy run as
+HUB_USER_COMMENT = "attention-notebooks hub service user (removable)"
+CLASS_GROUP_PREFIX = "an-class-"        # the students' group: whom the hub may start servers as
+SUDOERS_DIR = Path("/etc/sudoers.d")
+WRAPPER = HUB_DIR / "sudospawner-singleuser"  # sudospawner's hook: memory limit, PYTHONPATH
 NOTEBOOK_03 = "notebooks/03_scaling_and_softmax_saturation.ipynb"
 JA_PACK = "jupyterlab-language-pack-ja-JP>=4.5.post3,<5"
 NOTIFICATIONS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                                    "checkForUpdates": False}}
 JA_LOCALE = {"@jupyterlab/translation-extension:plugin": {"locale": "ja_JP"}}
 HUB_START_S = 120
+MEM_LIMIT = str(2 * 2**30)  # bytes per process of a student's server (hub/README.md, "Limits")
 
 
 def is_root() -> bool:
@@ -153,6 +159,7 @@ def setup(lang: str | None = None, quiet: bool = False) -> Path:
                                 "-y", "jupyterlab-language-pack-ja-JP"], check=True)
             _write_overrides(env, lang)
             _stamp_path(env).write_text(json.dumps(want))
+        _install_wrapper(env)
         if is_root() and not _others_can_run(env / "bin" / "python"):
             raise SystemExit(f"{env}/bin/python cannot be run by other users (a folder above it "
                              "is closed): the students' servers would fail. Set AN_HUB_ENV to a "
@@ -169,6 +176,14 @@ def setup(lang: str | None = None, quiet: bool = False) -> Path:
                        check=True)
         marker.write_text(digest)
     return env
+
+
+def _install_wrapper(env: Path) -> None:
+    """sudospawner-singleuser beside sudospawner: what its mediator starts as the student."""
+    dest = env / "bin" / WRAPPER.name
+    if not dest.exists() or dest.read_bytes() != WRAPPER.read_bytes():
+        shutil.copyfile(WRAPPER, dest)
+    dest.chmod(0o755)
 
 
 def problems() -> list[str]:
@@ -192,9 +207,14 @@ def problems() -> list[str]:
                      f"found {version.strip() or 'none'}")
     if not shutil.which("git"):
         found.append("git is not installed (nbgitpuller runs git)")
-    for tool in ("useradd", "userdel"):
+    wrapper = env / "bin" / WRAPPER.name
+    if not wrapper.exists() or wrapper.read_bytes() != WRAPPER.read_bytes():
+        found.append(f"{wrapper} is missing or outdated: run `python3 dev.py hub --setup`")
+    for tool, package in (("useradd", "passwd"), ("userdel", "passwd"), ("groupadd", "passwd"),
+                          ("chpasswd", "passwd"), ("sudo", "sudo"), ("visudo", "sudo"),
+                          ("prlimit", "util-linux")):
         if not shutil.which(tool):
-            found.append(f"{tool} not found (Debian package passwd)")
+            found.append(f"{tool} not found (Debian package {package})")
     return found
 
 
@@ -232,8 +252,64 @@ def course_link(hub_url: str, repo: str, branch: str = "main", notebook: str | N
 # Students as Unix users
 # --------------------------------------------------------------------------------------------
 
-def create_student(name: str, trust: list[Path] = ()) -> Path:
+def new_password() -> str:
+    """A student's own password: 16 characters from a CSPRNG (printed once to the teacher)."""
+    return secrets.token_urlsafe(12)
+
+
+def create_hub_user(name: str, group: str, env: Path | None = None) -> pwd.struct_passwd:
+    """The service user the hub runs as (`name`, must start with an-hub-), and the class.
+
+    `group` (an-class-...) is the students' group; one sudoers rule lets the service user run
+    the hub venv's sudospawner, and nothing else, as any member of it:
+    /etc/sudoers.d/<name>, checked with visudo. The user is in the group shadow (PAM checks the
+    students' passwords against /etc/shadow), has no home and no login shell.
+    """
+    if not name.startswith(HUB_USER_PREFIX) or not group.startswith(CLASS_GROUP_PREFIX):
+        raise ValueError(f"the hub user starts with {HUB_USER_PREFIX!r}, the class group with "
+                         f"{CLASS_GROUP_PREFIX!r}: {name!r}, {group!r}")
+    env = env or env_dir()
+    subprocess.run(["groupadd", group], check=True, capture_output=True, text=True)
+    subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
+                    "/nonexistent", "--shell", "/usr/sbin/nologin", "--groups", "shadow",
+                    "--comment", HUB_USER_COMMENT, name], check=True, capture_output=True, text=True)
+    rule = (f"# attention-notebooks hub (hub/hubctl.py): {name} starts servers as the class\n"
+            f"{name} ALL=(%{group}) NOPASSWD: {env / 'bin' / 'sudospawner'}\n")
+    SUDOERS_DIR.mkdir(exist_ok=True)
+    tmp = SUDOERS_DIR / f".{name}.tmp"   # sudo skips names with a dot
+    tmp.write_text(rule)
+    tmp.chmod(0o440)
+    check = subprocess.run(["visudo", "-cqf", str(tmp)], capture_output=True, text=True)
+    if check.returncode:
+        tmp.unlink()
+        raise RuntimeError(f"visudo rejects the rule {rule!r}: {check.stdout}{check.stderr}")
+    tmp.rename(SUDOERS_DIR / name)
+    return pwd.getpwnam(name)
+
+
+def remove_hub_user(name: str, group: str) -> None:
+    """The sudoers rule, the service user and the class group. Only ones this file created."""
+    with contextlib.suppress(FileNotFoundError):
+        (SUDOERS_DIR / name).unlink()
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        entry = None
+    if entry is not None:
+        if not name.startswith(HUB_USER_PREFIX) or entry.pw_gecos != HUB_USER_COMMENT:
+            raise ValueError(f"refusing to remove {name!r}: not a user this file created")
+        _stop_uid(entry.pw_uid)
+        subprocess.run(["userdel", name], capture_output=True, text=True)
+    if group.startswith(CLASS_GROUP_PREFIX):
+        subprocess.run(["groupdel", group], capture_output=True, text=True)
+
+
+def create_student(name: str, trust: list[Path] = (), group: str | None = None,
+                   password: str | None = None) -> Path:
     """A Unix user `name` (must start with an-student-) whose home only they can read.
+
+    `group`: the class (create_hub_user's group), whose members the hub may start servers as;
+    `password`: the student's Unix password (the hub's PAM login).
 
     `trust`: local repositories (owned by root) the student may clone: git refuses a repository
     owned by another user ("dubious ownership") unless the student's ~/.gitconfig lists it.
@@ -242,7 +318,11 @@ def create_student(name: str, trust: list[Path] = ()) -> Path:
     if not name.startswith(STUDENT_PREFIX):
         raise ValueError(f"student users must start with {STUDENT_PREFIX!r}: {name!r}")
     subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", "--comment",
-                    STUDENT_COMMENT, name], check=True, capture_output=True, text=True)
+                    STUDENT_COMMENT, *(["--groups", group] if group else []), name],
+                   check=True, capture_output=True, text=True)
+    if password is not None:
+        subprocess.run(["chpasswd"], input=f"{name}:{password}\n", check=True,
+                       capture_output=True, text=True)
     entry = pwd.getpwnam(name)
     home = Path(entry.pw_dir)
     home.chmod(0o700)  # Debian's useradd makes 755 homes: every student could read the others'
@@ -267,6 +347,20 @@ def pids_of_uid(uid: int) -> list[int]:
     return pids
 
 
+def _stop_uid(uid: int) -> None:
+    """SIGTERM, then SIGKILL, to every process of `uid` (by pid), until none is left."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = pids_of_uid(uid)
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + 10
+        while pids_of_uid(uid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not pids_of_uid(uid):
+            break
+
+
 def remove_student(name: str) -> None:
     """Stop what still runs as the student (by pid), then `userdel -r`. Only our users."""
     try:
@@ -275,16 +369,7 @@ def remove_student(name: str) -> None:
         return
     if not name.startswith(STUDENT_PREFIX) or entry.pw_gecos != STUDENT_COMMENT:
         raise ValueError(f"refusing to remove {name!r}: not a user this file created")
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        pids = pids_of_uid(entry.pw_uid)
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
-        deadline = time.monotonic() + 10
-        while pids_of_uid(entry.pw_uid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if not pids_of_uid(entry.pw_uid):
-            break
+    _stop_uid(entry.pw_uid)
     subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
     with contextlib.suppress(KeyError):
         pwd.getpwnam(name)
@@ -338,7 +423,11 @@ def publish_course(dest: Path, branch: str = "main") -> str:
 # --------------------------------------------------------------------------------------------
 
 class Hub(LocalServer):
-    """JupyterHub (jupyterhub_config.py) on 127.0.0.1 with free ports and its own state folder."""
+    """JupyterHub (jupyterhub_config.py) on 127.0.0.1 with free ports and its own state folder,
+    run as the service user `hub_user` (create_hub_user), with PAM logins for `users`.
+
+    `settings`: more AN_HUB_* variables for jupyterhub_config.py (AN_HUB_CULL_IDLE_S=...).
+    """
 
     name = "JupyterHub"
     no_log = "(no hub log)"
@@ -349,12 +438,12 @@ class Hub(LocalServer):
     stop_s = 60            # the hub stops every student's server first
     die_with_parent = False
 
-    def __init__(self, state: Path, users: list[str], password: str | None = None,
-                 spawner: str = "localprocess", port: int | None = None, env: Path | None = None):
+    def __init__(self, state: Path, users: list[str], hub_user: str, port: int | None = None,
+                 env: Path | None = None, settings: dict | None = None):
         self.state = state
         self.users = users
-        self.password = password or secrets.token_urlsafe(12)
-        self.spawner = spawner
+        self.hub_user = hub_user
+        self.settings = dict(settings or {})
         self.env = env or env_dir()
         super().__init__(state / "jupyterhub.log", port)
 
@@ -373,8 +462,10 @@ class Hub(LocalServer):
         env.update(AN_HUB_ENV=str(self.env), AN_HUB_STATE=str(self.state),
                    AN_HUB_PORT=str(self.port), AN_HUB_HUB_PORT=str(free_port()),
                    AN_HUB_PROXY_API_PORT=str(free_port()), AN_HUB_PROXY=str(PROXY),
-                   AN_HUB_USERS=",".join(self.users), AN_HUB_PASSWORD=self.password,
-                   AN_HUB_SPAWNER=self.spawner, AN_HUB_COURSE_FOLDER=COURSE_FOLDER)
+                   AN_HUB_USERS=",".join(self.users), AN_HUB_AUTHENTICATOR="pam",
+                   AN_HUB_COURSE_FOLDER=COURSE_FOLDER, HOME=str(self.state), USER=self.hub_user,
+                   LOGNAME=self.hub_user)
+        env.update({"AN_HUB_MEM_LIMIT": MEM_LIMIT, **self.settings})
         env["PATH"] = os.pathsep.join([str(self.env / "bin"), env.get("PATH", "/usr/bin:/bin")])
         return env
 
@@ -382,10 +473,33 @@ class Hub(LocalServer):
         with urllib.request.urlopen(f"{self.url}/hub/api/", timeout=5) as resp:
             return resp.status == 200
 
+    def popen_kwargs(self) -> dict:
+        """The service user, its own group and `shadow` (PAM), none of root's groups."""
+        entry = pwd.getpwnam(self.hub_user)
+        return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": ["shadow"]}
+
     def start(self) -> None:
         self.state.mkdir(parents=True, exist_ok=True)
         self.state.chmod(0o700)  # the cookie secret and the database: the hub's alone
+        entry = pwd.getpwnam(self.hub_user)
+        os.chown(self.state, entry.pw_uid, entry.pw_gid)
         super().start()
+
+    def processes(self) -> list[int]:
+        """The hub and every process under it (its proxy, the idle culler, sudo while it runs)."""
+        if not self.proc or self.proc.poll() is not None:
+            return []
+        children: dict[int, list[int]] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(stat.parent.name))
+        found, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            todo.extend(children.get(pid, []))
+        return found
 
     def own_pids(self) -> list[int]:
         """The hub and its proxy (the students' servers run as the students: see pids_of_uid)."""
@@ -416,36 +530,43 @@ def _interrupt(*_):
 
 
 def _trial(args) -> int:
+    if not is_root():  # a hub whose students are all one Unix user is no class hub
+        raise SystemExit("cannot start the class hub: not root (a Unix user per student, the "
+                         "hub's service user and its sudoers rule): sudo python3 dev.py hub")
     env = setup(args.lang)
-    isolated = is_root()
+    reasons = problems()
+    if reasons:
+        raise SystemExit("cannot start the class hub: " + "; ".join(reasons))
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-trial-"))
     tmp.chmod(0o755)  # the students clone the course from here
     names = [f"{STUDENT_PREFIX}{k}" for k in range(1, args.students + 1)]
+    hub_user, group = f"{HUB_USER_PREFIX}trial", f"{CLASS_GROUP_PREFIX}trial"
+    passwords = {name: new_password() for name in names}
     created: list[str] = []
     hub = None
+    hub_user_made = False
     try:
         repo = publish_course(tmp / "course.git")
-        if isolated:
-            for name in names:
-                try:
-                    pwd.getpwnam(name)
-                    raise SystemExit(f"a user {name} exists already (an earlier trial?); "
-                                     f"remove it with `userdel -r {name}`")
-                except KeyError:
-                    pass
-                create_student(name, trust=[tmp / "course.git"])
-                created.append(name)
-        hub = Hub(tmp / "state", names, spawner="localprocess" if isolated else "simple",
-                  port=args.port, env=env)
+        for name in [*names, hub_user]:
+            try:
+                pwd.getpwnam(name)
+                raise SystemExit(f"a user {name} exists already (an earlier trial?); remove it "
+                                 f"with `userdel -r {name}`")
+            except KeyError:
+                pass
+        create_hub_user(hub_user, group, env)
+        hub_user_made = True
+        for name in names:
+            create_student(name, trust=[tmp / "course.git"], group=group, password=passwords[name])
+            created.append(name)
+        hub = Hub(tmp / "state", names, hub_user, port=args.port, env=env)
         hub.start()
         link = course_link(hub.url, repo)
-        print(f"\nJupyterHub is running on {hub.url} (log: {hub.log_path}).\n"
-              f"Log in as {', '.join(names)} with the password {hub.password}\n"
-              + ("Each student is a Unix user of their own, removed again when you stop the hub.\n"
-                 if isolated else
-                 "NOT ISOLATED: not running as root, so every student is your own Unix user and "
-                 "can read the others' files. Run as root for one Unix user per student.\n")
-              + f"\nThe course for a student (opens the first notebook):\n  {link}\n"
+        print(f"\nJupyterHub is running on {hub.url} as the user {hub_user} (log: {hub.log_path}).\n"
+              "Each student's login (printed only now; PAM checks the Unix password):\n"
+              + "".join(f"  {name}  {passwords[name]}\n" for name in names)
+              + "Each student is a Unix user of their own, removed again when you stop the hub.\n"
+              f"\nThe course for a student (opens the first notebook):\n  {link}\n"
               f"Notebook 03 only:\n  {course_link(hub.url, repo, notebook=NOTEBOOK_03)}\n"
               f"\nStop with Ctrl+C.", flush=True)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # all end in the cleanup below,
@@ -462,6 +583,8 @@ def _trial(args) -> int:
             hub.stop()
         for name in created:
             remove_student(name)
+        if hub_user_made:
+            remove_hub_user(hub_user, group)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -1,26 +1,32 @@
-"""JupyterHub for a class on one server: each student logs in, gets their own server running as
-their own Unix user, and their own copy of the course from an nbgitpuller link.
+"""JupyterHub for a class on one server: each student logs in with a login of their own, gets
+their own server running as their own Unix user, with a memory limit, and their own copy of the
+course from an nbgitpuller link; idle servers are stopped.
 
 `python3 dev.py hub` (a trial hub on 127.0.0.1), tests/test_hub.py and scripts/bench_hub.py start
-JupyterHub with this file and set the AN_HUB_* variables below. On a real server, copy it (or
-the parts you need) into your hub's configuration: hub/README.md says how, for The Littlest
-JupyterHub and for Zero to JupyterHub.
+JupyterHub with this file, which loads jupyterhub_config.d/attention-notebooks.py (the course's
+part, the file TLJH and Zero to JupyterHub install). On a server of your own, install both
+(hub/README.md says how) and set the AN_HUB_* variables below.
 
 What it sets up:
 
 - everything listens on 127.0.0.1 (the hub, its proxy, every student's server and kernel);
   a real server puts TLS in front (TLJH and Zero to JupyterHub do that for you);
-- each student is a Unix user of their own (LocalProcessSpawner): their server and kernels run
-  as that user, in a home folder only they can read (mode 700);
+- a login of one's own: AN_HUB_AUTHENTICATOR (pam: the students' Unix passwords); without it the
+  hub refuses to start, and never with a shared password;
+- an unprivileged hub: JupyterHub and its proxy run as an ordinary service user (not root), in the
+  groups `shadow` (PAM reads /etc/shadow) and no other; sudospawner starts each student's server
+  as that student, through one sudoers rule (`python3 dev.py hub` writes it; hub/README.md);
+- each student is a Unix user of their own: their server and kernels run as that user, in a home
+  folder only they can read (mode 700);
+- limits: every process of a student's server (the server, each kernel) may map at most
+  AN_HUB_MEM_LIMIT (RLIMIT_AS: an allocation beyond it raises MemoryError in that kernel alone);
+  jupyterhub-idle-culler stops a server idle for AN_HUB_CULL_IDLE_S seconds;
 - the environment every student runs is one venv (AN_HUB_ENV, installed by
   `python3 dev.py hub --setup` from hub/requirements-hub.txt). The course is NOT installed in
-  it: PYTHONPATH points each student's kernel at their own copy, ~/attention-notebooks (the
-  nbgitpuller link's targetPath), so `import attention_core` and `from course import ...` load
-  the modules of the copy the student is working in.
+  it: PYTHONPATH points each student's kernel at their own copy, ~/attention-notebooks.
 """
 
 import os
-import pwd
 import sys
 from pathlib import Path
 
@@ -30,6 +36,9 @@ HERE = Path(__file__).resolve().parent
 ENV = Path(os.environ.get("AN_HUB_ENV", sys.prefix))  # the students' environment
 STATE = Path(os.environ.get("AN_HUB_STATE", ".")).resolve()  # db, cookie secret, pid files
 COURSE_FOLDER = os.environ.get("AN_HUB_COURSE_FOLDER", "attention-notebooks")
+MEM_LIMIT = os.environ.get("AN_HUB_MEM_LIMIT", "2G")          # per process of a student's server
+CULL_IDLE_S = int(os.environ.get("AN_HUB_CULL_IDLE_S", "3600"))  # a lecture's length
+CULL_EVERY_S = int(os.environ.get("AN_HUB_CULL_EVERY_S", str(max(1, min(300, CULL_IDLE_S // 2)))))
 
 # --- network: 127.0.0.1 only ------------------------------------------------------------------
 c.JupyterHub.ip = "127.0.0.1"  # the proxy's public side
@@ -47,13 +56,24 @@ c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
 c.ConfigurableHTTPProxy.pid_file = str(STATE / "proxy.pid")
 
-# --- who may log in ---------------------------------------------------------------------------
-# The trial, the test and the benchmark use DummyAuthenticator: any listed user with the one
-# shared password. A real class uses real accounts (hub/README.md): "pam" (the students' Unix
-# passwords), "nativeauthenticator", "firstuseauthenticator" or an OAuth login.
-c.JupyterHub.authenticator_class = os.environ.get("AN_HUB_AUTHENTICATOR", "dummy")
-if c.JupyterHub.authenticator_class == "dummy":
-    c.DummyAuthenticator.password = os.environ["AN_HUB_PASSWORD"]  # never an open hub
+# --- who may log in: a login of one's own -----------------------------------------------------
+# An authenticator that lets anyone in, or everyone with one password, is not for a class.
+SHARED_LOGINS = ("dummy", "null", "shared")
+
+
+AUTHENTICATOR = os.environ.get("AN_HUB_AUTHENTICATOR", "")
+if not AUTHENTICATOR or any(word in AUTHENTICATOR.lower() for word in SHARED_LOGINS):
+    problem = (f"AN_HUB_AUTHENTICATOR={AUTHENTICATOR} gives no login of one's own" if AUTHENTICATOR
+               else "no authenticator is configured (AN_HUB_AUTHENTICATOR is not set)")
+    raise SystemExit(
+        f"attention-notebooks: refusing to start a class hub: {problem}. Give every student a "
+        "login of their own: set AN_HUB_AUTHENTICATOR=pam (the students' Unix passwords), or "
+        "nativeauthenticator, firstuseauthenticator or your institution's OAuthenticator "
+        "(installed into the hub's venv). See hub/README.md, 'Before a real class'.")
+c.JupyterHub.authenticator_class = os.environ["AN_HUB_AUTHENTICATOR"]
+# pam as the unprivileged service user: reads /etc/shadow through the group `shadow`; opening
+# PAM sessions would need root, and JupyterHub does not by default.
+c.PAMAuthenticator.open_sessions = False
 students = sorted(u for u in os.environ.get("AN_HUB_USERS", "").split(",") if u)
 if students:
     c.Authenticator.allowed_users = set(students)
@@ -61,34 +81,41 @@ admins = {u for u in os.environ.get("AN_HUB_ADMINS", "").split(",") if u}
 if admins:
     c.Authenticator.admin_users = admins
 
-# --- every student their own server, as their own Unix user ----------------------------------
-c.JupyterHub.spawner_class = os.environ.get("AN_HUB_SPAWNER", "localprocess")
-if c.JupyterHub.spawner_class == "simple":
-    # Only for trying the hub without root: every student is the same Unix user, so students
-    # CAN read each other's files. Never for a class.
-    c.SimpleLocalProcessSpawner.home_dir_template = str(STATE / "homes" / "{username}")
-    if os.geteuid() == 0:
-        c.Spawner.args = ["--ServerApp.allow_root=True"]
-# A student who clicks the course link with no server running starts one without a further
-# click on "Launch Server" (the hub's page redirects itself after this many seconds).
-c.JupyterHub.implicit_spawn_seconds = 1
-c.Spawner.cmd = [str(ENV / "bin" / "jupyterhub-singleuser")]
-c.Spawner.default_url = "/lab"
-# A class logs in at the same time: on a small machine 20 servers starting at once take more
-# than the default 60 s (start) and 30 s (first answer).
-c.Spawner.start_timeout = 300
-c.Spawner.http_timeout = 300
+# --- every student their own server, as their own Unix user, started through sudo -------------
+# The hub is not root: sudospawner runs `sudo -u <student> <ENV>/bin/sudospawner`, which starts
+# <ENV>/bin/sudospawner-singleuser (hub/sudospawner-singleuser, installed by --setup): the memory
+# limit, PYTHONPATH to the student's copy (the mediator drops the hub's PYTHONPATH), then
+# jupyterhub-singleuser.
+c.JupyterHub.spawner_class = "sudospawner.SudoSpawner"
+c.SudoSpawner.sudospawner_path = str(ENV / "bin" / "sudospawner")
 
 
-def course_root(spawner) -> str:
-    """The student's own copy of the course: ~/<targetPath of the nbgitpuller link>."""
-    home = getattr(spawner, "home_dir", None) or pwd.getpwnam(spawner.user.name).pw_dir
-    return os.path.join(home, COURSE_FOLDER)
+def _bytes(size: str) -> int:
+    """'2G', '512M', '1500000000' -> bytes."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    size = size.strip().upper().removesuffix("B").removesuffix("I")
+    return int(float(size[:-1]) * units[size[-1]]) if size[-1] in units else int(size)
 
 
 c.Spawner.environment = {
-    # The notebooks import attention_core and course/ from the root of the copy they live in.
-    "PYTHONPATH": course_root,
     # `python`, `pip` and `jupyter` in a student's terminal and `!pip` in a notebook: the course env
     "PATH": os.pathsep.join([str(ENV / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]),
+    # read by sudospawner-singleuser
+    "AN_HUB_MEM_LIMIT_BYTES": str(_bytes(MEM_LIMIT)),
+    "AN_HUB_COURSE_FOLDER": COURSE_FOLDER,
 }
+
+# --- idle servers are stopped -----------------------------------------------------------------
+c.JupyterHub.services = [{
+    "name": "idle-culler",
+    "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={CULL_IDLE_S}",
+                f"--cull-every={CULL_EVERY_S}"],
+}]
+c.JupyterHub.load_roles = [{
+    "name": "idle-culler",
+    "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+    "services": ["idle-culler"],
+}]
+
+# --- the course's part: the file TLJH and Zero to JupyterHub install (and the refusal) --------
+load_subconfig(str(HERE / "jupyterhub_config.d" / "attention-notebooks.py"))  # noqa: F821

@@ -111,6 +111,10 @@ class LocalServer:
         """True once the server serves; may raise OSError (urllib's errors) while it starts."""
         raise NotImplementedError
 
+    def popen_kwargs(self) -> dict:
+        """More of subprocess.Popen's arguments (e.g. user= and group= to run as another user)."""
+        return {}
+
     def port_taken(self, log: str) -> bool:
         """The log's tail of a server that exited says another process had its port."""
         return False
@@ -132,7 +136,7 @@ class LocalServer:
         self.proc = subprocess.Popen(
             self.command(), cwd=self.cwd(), env=self.environ(), stdin=subprocess.DEVNULL,
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
-            preexec_fn=die_with_parent if self.die_with_parent else None)
+            preexec_fn=die_with_parent if self.die_with_parent else None, **self.popen_kwargs())
         deadline = time.monotonic() + self.start_s
         while True:
             if self.proc.poll() is not None:

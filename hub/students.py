@@ -378,12 +378,12 @@ class Student:
         self.http.close()
 
 
-def run_class(hub_url: str, names: list[str], password: str, link: str, repo: str, branch: str,
+def run_class(hub_url: str, names: list[str], passwords: dict[str, str], link: str, repo: str, branch: str,
               target: str, notebook: str, moves: int, think_s: float, seed: int = 0,
               after_pull=None, after=None, link_first=()) -> list[StudentResult]:
     """Every student at once, one thread each: login, link, pull, run `notebook`, move the slider.
 
-    Students named in `link_first` click the link before logging in (the hub asks them to).
+    `passwords`: each student's own. Students named in `link_first` click the link before logging in (the hub asks them to).
 
     `after_pull(student)` runs in the student's thread once their copy is there, `after(student)`
     once the slider moves are done (their kernel still running).
@@ -394,7 +394,7 @@ def run_class(hub_url: str, names: list[str], password: str, link: str, repo: st
     lock = threading.Lock()
 
     def one(k: int, name: str) -> None:
-        s = Student(hub_url, name, password)
+        s = Student(hub_url, name, passwords[name])
         phase = "login"
         try:
             if name not in link_first:

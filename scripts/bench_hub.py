@@ -31,13 +31,18 @@ def _hub_class(hubctl, students, n: int) -> dict:
     names = [f"{hubctl.STUDENT_PREFIX}{tag}-{k}" for k in range(1, n + 1)]
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-bench-"))
     tmp.chmod(0o755)
-    created, hub, memory = [], None, {}
+    hub_user, group = f"{hubctl.HUB_USER_PREFIX}{tag}", f"{hubctl.CLASS_GROUP_PREFIX}{tag}"
+    passwords = {name: hubctl.new_password() for name in names}
+    created, hub, memory, hub_user_made = [], None, {}, False
     try:
         repo = hubctl.publish_course(tmp / "course.git")
+        hubctl.create_hub_user(hub_user, group)
+        hub_user_made = True
         for name in names:
-            hubctl.create_student(name, trust=[tmp / "course.git"])
+            hubctl.create_student(name, trust=[tmp / "course.git"], group=group,
+                                  password=passwords[name])
             created.append(name)
-        hub = hubctl.Hub(tmp / "state", names)
+        hub = hubctl.Hub(tmp / "state", names, hub_user)
         hub.start()
         link = hubctl.course_link(hub.url, repo, notebook=hubctl.NOTEBOOK_03)
 
@@ -45,12 +50,12 @@ def _hub_class(hubctl, students, n: int) -> dict:
             memory[s.name] = students.memory_of_uid(pwd.getpwnam(s.name).pw_uid)
 
         start = time.perf_counter()
-        results = students.run_class(hub.url, names, hub.password, link, repo, "main",
+        results = students.run_class(hub.url, names, passwords, link, repo, "main",
                                      hubctl.COURSE_FOLDER, hubctl.NOTEBOOK_03, HUB_MOVES,
                                      HUB_THINK_S, after=after)
         took = time.perf_counter() - start
-        hub_rss = 0.0  # the hub and its proxy: paid once, whatever the class size
-        for pid in hub.own_pids():
+        hub_rss = 0.0  # the hub, its proxy and the idle culler: paid once, whatever the class size
+        for pid in hub.processes():
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     hub_rss += int(line.split()[1]) / 1024
@@ -63,6 +68,8 @@ def _hub_class(hubctl, students, n: int) -> dict:
             shutil.copy(hub.log_path, logs / f"bench-N{n}.log")
         for name in created:
             hubctl.remove_student(name)
+        if hub_user_made:
+            hubctl.remove_hub_user(hub_user, group)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -83,7 +90,7 @@ def bench_hub(counts: list[int]) -> None:
         record(7, "not run (see the reason above)", "-", "<= 1000 ms", False)
         return
     table = ["| N | login to ready server, median (max) | run-all, median (max) | slider median "
-             "| slider p95 | memory per student (PSS; RSS) | hub + proxy (RSS) | errors |",
+             "| slider p95 | memory per student (PSS; RSS) | hub, proxy, culler (RSS) | errors |",
              "|---|---|---|---|---|---|---|---|"]
     served, all_passed = 0, True  # served: the largest N such that it and every smaller N passed
     for n in counts:
@@ -108,7 +115,7 @@ def bench_hub(counts: list[int]) -> None:
                      f"{p95:.0f} ms | {mem} | {run['hub_rss_mib']:.0f} MiB | {len(errors)} |")
         print(f"  N = {n:2d}: ready {_median_max(ready)}, run-all {_median_max(run_all)}, slider "
               f"{med:.0f} / {p95:.0f} ms (median / p95 of {len(lat)} moves), per student {mem} "
-              f"(PSS; RSS), hub + proxy {run['hub_rss_mib']:.0f} MiB, {len(errors)} errors, "
+              f"(PSS; RSS), hub + proxy + culler {run['hub_rss_mib']:.0f} MiB, {len(errors)} errors, "
               f"whole class {run['took']:.0f} s", flush=True)
         for e in errors[:5]:
             print(f"    error: {e[:300]} (hub log: artifacts/hub/bench-N{n}.log)")

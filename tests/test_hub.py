@@ -1,7 +1,9 @@
 """A class on one server (hub/): a real JupyterHub on 127.0.0.1 with two simulated students.
 
 The module starts the hub of hub/jupyterhub_config.py (free ports, its own temp folder, its own
-state) with two new Unix users an-student-<random>-1 and -2, and lets both students at once
+state) as a new service user an-hub-<random> (sudospawner, its sudoers rule) with new Unix users
+an-student-<random>-1 and -2 of one class group, each with a PAM password of their own, and lets
+both students at once
 (hub/students.py, one thread each) log in through the hub (student 2 clicks the course link
 first and logs in where the hub sends them), open the course's nbgitpuller link (file:// URL of
 a bare copy of this clone's HEAD), pull the course, run notebook 03 top to bottom
@@ -23,7 +25,14 @@ comm. The tests then check:
 - a third student in Debian's Chromium logs in through the hub's form, gets JupyterLab (in
   Japanese with --lang ja), runs notebook 03 from the Run menu and moves the slider by keyboard,
   with no request beyond 127.0.0.1 (skips without Chromium; fails with REQUIRE_BROWSER=1);
-- at the end every process the test started is gone and the users are removed (also on failure).
+- a term's safety: A's password does not log in as B; A's session (every cookie it holds)
+  cannot reach B's files, kernels, kernel websocket or server through the server's or the hub's
+  API (each request also sent for A's own server, where it must succeed); a runaway kernel gets
+  MemoryError at the limit while B's kernel answers within 1 s; a second hub with a 10 s idle
+  time culls an idle server; no hub process (hub, proxy, culler) runs as root or in group root;
+  the configuration refuses to start without a login of one's own;
+- at the end every process the test started is gone and the users, the group and the sudoers
+  rule are removed (also on failure).
 
 Needs root (useradd), the hub's venv and its proxy: `python3 dev.py hub --setup`. Without them
 the tests skip; with REQUIRE_HUB=1 (CI) they fail instead.
@@ -91,20 +100,25 @@ def classroom():
     tag = secrets.token_hex(3)
     names = [f"{hubctl.STUDENT_PREFIX}{tag}-{k}" for k in (1, 2)]
     browser_student = f"{hubctl.STUDENT_PREFIX}{tag}-b"  # only ever in the real browser
+    hub_user, group = f"{hubctl.HUB_USER_PREFIX}{tag}", f"{hubctl.CLASS_GROUP_PREFIX}{tag}"
+    passwords = {n: hubctl.new_password() for n in [*names, browser_student]}
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-test-"))
     tmp.chmod(0o755)  # the students clone the course from here; the hub's state stays 700
     bare = tmp / "course.git"
     created: list[str] = []
     hub = None
+    hub_user_made = False
     leftovers: dict = {}
     try:
         repo = hubctl.publish_course(bare)
+        hubctl.create_hub_user(hub_user, group)
+        hub_user_made = True
         for name in [*names, browser_student]:
-            hubctl.create_student(name, trust=[bare])
+            hubctl.create_student(name, trust=[bare], group=group, password=passwords[name])
             created.append(name)
         homes = {n: Path(pwd.getpwnam(n).pw_dir) for n in names}
         uids = {n: pwd.getpwnam(n).pw_uid for n in names}
-        hub = hubctl.Hub(tmp / "state", [*names, browser_student])
+        hub = hubctl.Hub(tmp / "state", [*names, browser_student], hub_user)
         hub.start()
         link = hubctl.course_link(hub.url, repo, notebook=NOTEBOOK)
         seen: dict = {n: {} for n in names}
@@ -144,12 +158,13 @@ def classroom():
             seen[s.name]["languages"] = sorted(r.json().get("data", {})) if r.ok else r.status_code
 
         t0 = time.perf_counter()
-        results = students.run_class(hub.url, names, hub.password, link, repo, "main",
+        results = students.run_class(hub.url, names, passwords, link, repo, "main",
                                      hubctl.COURSE_FOLDER, NOTEBOOK, moves=MOVES, think_s=0.1,
                                      after_pull=after_pull, after=after,
                                      link_first={names[1]})  # student 2 clicks before logging in
         yield SimpleNamespace(hub=hub, names=names, browser_student=browser_student,
-                              homes=homes, uids=uids, repo=repo, bare=bare,
+                              homes=homes, uids=uids, repo=repo, bare=bare, passwords=passwords,
+                              hub_user=hub_user, group=group,
                               tmp=tmp, link=link, results={r.name: r for r in results},
                               seen=seen, took=time.perf_counter() - t0)
     finally:
@@ -164,8 +179,11 @@ def classroom():
             leftovers["hub/proxy"] = [p for p in hub_pids if _alive(p)]
         for name in created:
             hubctl.remove_student(name)   # also stops what was left, by pid
+        if hub_user_made:
+            hubctl.remove_hub_user(hub_user, group)
         shutil.rmtree(tmp, ignore_errors=True)
-    gone = [n for n in created if _user_exists(n)]
+    gone = [n for n in [*created, hub_user] if _user_exists(n)]
+    assert not (hubctl.SUDOERS_DIR / hub_user).exists(), "the sudoers rule was left behind"
     assert not gone, f"users not removed: {gone}"
     assert not any(leftovers.values()), f"processes left running after the hub stopped: {leftovers}"
 
@@ -278,7 +296,7 @@ def test_course_update_keeps_the_students_work(classroom):
     subprocess.run([*git, "push", "--quiet", "origin", "HEAD:main"], check=True)
 
     one = classroom.names[0]
-    s = students.Student(classroom.hub.url, one, classroom.hub.password)
+    s = students.Student(classroom.hub.url, one, classroom.passwords[one])
     try:
         s.login()
         s.open_link(classroom.link)  # the server is running: straight to nbgitpuller's page
@@ -293,6 +311,243 @@ def test_course_update_keeps_the_students_work(classroom):
     assert r.status_code == 200 and "Week 5" in r.json()["content"], "the new file did not arrive"
     assert "(Updated mid-term.)" in text, "the teacher's change did not arrive:\n" + "\n".join(log)
     assert MARKER in text, "the student's own edit was lost:\n" + "\n".join(log)
+
+
+def test_a_students_password_does_not_log_in_as_another(classroom):
+    one, two = classroom.names
+    hub, passwords = classroom.hub, classroom.passwords
+    own = students.Student(hub.url, two, passwords[two])
+    try:
+        assert own.login().status_code == 302  # the control: the same form, the right password
+    finally:
+        own.close()
+    for name, password in ((two, passwords[one]), (one, passwords[two]), (two, "")):
+        s = students.Student(hub.url, name, password)
+        try:
+            with pytest.raises(students.StudentError, match="login answered 403"):
+                s.login()
+            assert s.http.get(f"{hub.url}/hub/api/user", timeout=60).status_code == 403
+        finally:
+            s.close()
+
+
+def _all_cookies(s: students.Student) -> str:
+    """Every cookie the student's browser holds, whatever its path: the most a forged request can send."""
+    return "; ".join(f"{c.name}={c.value}" for c in s.http.cookies)
+
+
+def test_a_students_session_cannot_reach_anothers_server(classroom):
+    """A's session, with every cookie A holds, against B's server (REST API, contents, kernels,
+    the kernel's websocket) and the hub's API for B; each request is also sent for A's own
+    server, where it must succeed (else a 403 would prove nothing)."""
+    import requests
+    import websocket
+
+    one, two = classroom.names
+    hub = classroom.hub
+    a = students.Student(hub.url, one, classroom.passwords[one])
+    b = students.Student(hub.url, two, classroom.passwords[two])
+    try:
+        for s in (a, b):
+            s.login()
+            s.open_link(classroom.link)  # the running server: its cookie, through OAuth
+        b_kernels = b.api("GET", "/api/kernels").json()
+        assert b_kernels, "B's kernel from the class is still running"
+        b_kernel = b_kernels[0]["id"]
+        a_kernel = a.api("GET", "/api/kernels").json()[0]["id"]
+        headers = {"Cookie": _all_cookies(a), "X-XSRFToken": a.xsrf()}
+        hub_headers = {"Cookie": _all_cookies(a),
+                       "X-XSRFToken": a.http.cookies.get("_xsrf", path="/hub/") or ""}
+        folder = hubctl.COURSE_FOLDER
+
+        def send(method, url, **kw):
+            return requests.request(method, url, headers=kw.pop("headers", headers),
+                                    allow_redirects=False, timeout=60, **kw)
+
+        checks = [  # (what, method, path under /user/<name>, {kernel: ...}, json)
+            ("list B's files", "GET", f"/api/contents/{folder}", None),
+            ("read B's notebook", "GET", f"/api/contents/{folder}/{NOTEBOOK}", None),
+            ("write into B's home", "PUT", f"/api/contents/{folder}/INTRUDER.txt",
+             {"type": "file", "format": "text", "content": "A was here"}),
+            ("list B's kernels", "GET", "/api/kernels", None),
+            ("list B's sessions", "GET", "/api/sessions", None),
+            ("start a kernel on B's server", "POST", "/api/kernels", {"name": "python3"}),
+            ("interrupt B's kernel", "POST", "/api/kernels/{kernel}/interrupt", None),
+        ]
+        refused = {}
+        for what, method, path, body in checks:
+            mine = send(method, f"{a.base}{path.format(kernel=a_kernel)}", json=body)
+            assert 200 <= mine.status_code < 300, f"control failed: A cannot {what} on A's own " \
+                f"server ({mine.status_code})"
+            theirs = send(method, f"{b.base}{path.format(kernel=b_kernel)}", json=body)
+            refused[what] = theirs.status_code
+            if mine.status_code == 201 and method == "POST" and path == "/api/kernels":
+                send("DELETE", f"{a.base}/api/kernels/{mine.json()['id']}")
+        send("DELETE", f"{a.base}/api/contents/{folder}/INTRUDER.txt")
+        # the kernel's websocket: the handshake itself
+        ws_path = "/api/kernels/{kernel}/channels?session_id=x"
+        for who, base, kernel in (("A", a.base, a_kernel), ("B", b.base, b_kernel)):
+            url = base.replace("http://", "ws://", 1) + ws_path.format(kernel=kernel)
+            try:
+                websocket.create_connection(url, timeout=60, cookie=headers["Cookie"]).close()
+                refused[f"websocket to {who}'s kernel"] = 101
+            except websocket.WebSocketBadStatusException as exc:
+                refused[f"websocket to {who}'s kernel"] = exc.status_code
+        assert refused.pop("websocket to A's kernel") == 101, "control: A's own kernel's websocket"
+        # the hub's REST API: B's user record, B's server (start, stop), a token for B
+        mine = send("GET", f"{hub.url}/hub/api/users/{one}", headers=hub_headers)
+        assert mine.status_code == 200, f"control: A reads A's own user record ({mine.status_code})"
+        for what, method, path in (("read B's user record", "GET", f"/users/{two}"),
+                                   ("stop B's server", "DELETE", f"/users/{two}/server"),
+                                   ("start B's server", "POST", f"/users/{two}/server"),
+                                   ("make a token for B", "POST", f"/users/{two}/tokens")):
+            refused[what] = send(method, f"{hub.url}/hub/api{path}", headers=hub_headers,
+                                 json={}).status_code
+        kernels_after = [k["id"] for k in b.api("GET", "/api/kernels").json()]
+        b_files = b.api("GET", f"/api/contents/{folder}/INTRUDER.txt").status_code
+        b_server = b.http.get(f"{hub.url}/hub/api/user", timeout=60,
+                              headers={"X-XSRFToken": b.http.cookies.get("_xsrf", path="/hub/")})
+    finally:
+        a.close()
+        b.close()
+    let_through = {what: code for what, code in refused.items()
+                   if not (code in (401, 403, 404) or 300 <= code < 400)}
+    assert not let_through, f"A's session reached B's: {let_through}"
+    assert b_kernel in kernels_after and b_files == 404, (kernels_after, b_files)
+    assert b_server.json()["servers"][""]["ready"], "B's server was stopped"
+
+
+# Notebook 03's numbers stay in memory: an allocation beyond the limit fails in that kernel only.
+RUNAWAY = """import numpy as np
+runaway = []
+while True:
+    runaway.append(np.ones(2**23))   # 64 MiB more each time, and touched"""
+
+
+def test_a_runaway_kernel_hits_the_limit_while_another_answers(classroom):
+    import threading
+
+    one, two = classroom.names
+    hub = classroom.hub
+    a = students.Student(hub.url, one, classroom.passwords[one])
+    b = students.Student(hub.url, two, classroom.passwords[two])
+    pings: list[float] = []
+    try:
+        for s in (a, b):
+            s.login()
+            s.open_link(classroom.link)
+            s.open_notebook(f"{hubctl.COURSE_FOLDER}/{NOTEBOOK}")  # the kernel already running
+        _, out = a.execute("import os; print('PID', os.getpid())")
+        pid = int("".join(out).split()[1])
+        limits = Path(f"/proc/{pid}/limits").read_text()
+        done: dict = {}
+
+        def run_away():
+            t0 = time.perf_counter()
+            try:
+                done["status"], done["out"] = a.execute(RUNAWAY)
+            except Exception as exc:  # reported by the asserts below
+                done["status"], done["out"] = "raised", [repr(exc)]
+            done["s"] = time.perf_counter() - t0
+
+        runner = threading.Thread(target=run_away)
+        runner.start()
+        while runner.is_alive() or not pings:
+            t0 = time.perf_counter()
+            status, out = b.execute("print(6 * 7)")
+            assert status == "ok" and "".join(out) == "42\n", out
+            pings.append(time.perf_counter() - t0)
+        runner.join()
+        after_status, after_out = a.execute("print(len(runaway)); del runaway")
+    finally:
+        a.close()
+        b.close()
+    limit = int(hub.environ()["AN_HUB_MEM_LIMIT"])
+    assert any(line.startswith("Max address space") and f"{limit}" in line
+               for line in limits.splitlines()), limits
+    assert done["status"] == "error" and any("MemoryError" in o for o in done["out"]), done
+    assert after_status == "ok", after_out  # A's kernel lives on, with its other variables
+    assert 0 < int(after_out[0]) * 64 < limit / 2**20, after_out
+    print(f"\nrunaway kernel stopped after {done['s']:.1f} s at {int(after_out[0]) * 64} MiB "
+          f"(limit {limit / 2**30:.1f} GiB); B's kernel answered {len(pings)} times, slowest "
+          f"{max(pings) * 1e3:.0f} ms")
+    assert len(pings) >= 1 and max(pings) < 1.0, pings
+
+
+def test_no_hub_process_runs_as_root(classroom):
+    hub_user = pwd.getpwnam(classroom.hub_user)
+    seen = {}
+    for pid in classroom.hub.processes():
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue  # ended meanwhile (a sudo of a spawn)
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        seen[pid] = (cmdline, [int(x) for x in fields["Uid"].split()],
+                     [int(x) for x in fields["Gid"].split()],
+                     {int(x) for x in fields["Groups"].split()})
+    what = " | ".join(c for c, *_ in seen.values())
+    for part in ("jupyterhub", "configurable-http-proxy", "jupyterhub_idle_culler"):
+        assert part in what, f"{part} is not among the hub's processes: {what}"
+    for pid, (cmdline, uids, gids, groups) in seen.items():
+        assert uids == [hub_user.pw_uid] * 4, f"{pid} {cmdline}: Uid {uids}"
+        assert 0 not in gids and 0 not in groups, f"{pid} {cmdline}: Gid {gids}, groups {groups}"
+
+
+def test_a_hub_without_a_login_of_ones_own_is_refused(classroom):
+    env = classroom.hub.environ()
+    for value in (None, "dummy"):
+        env.pop("AN_HUB_AUTHENTICATOR", None)
+        if value:
+            env["AN_HUB_AUTHENTICATOR"] = value
+        out = subprocess.run([str(hubctl.env_dir() / "bin" / "jupyterhub"), "-f", str(hubctl.CONFIG)],
+                             env=env, cwd=classroom.tmp, capture_output=True, text=True, timeout=120)
+        assert out.returncode != 0, out.stdout[-2000:]
+        assert "refusing to start a class hub" in out.stderr and "AN_HUB_AUTHENTICATOR=pam" in out.stderr, \
+            out.stderr[-2000:]
+
+
+CULL_IDLE_S = 10
+
+
+def test_an_idle_server_is_culled(classroom):
+    """A second hub with the same configuration and a short idle time: a student logs in, gets
+    a server, does nothing; the idle culler stops it."""
+    name = f"{hubctl.STUDENT_PREFIX}{classroom.hub_user.rsplit('-', 1)[-1]}-c"
+    password = hubctl.new_password()
+    hub = None
+    try:
+        hubctl.create_student(name, trust=[classroom.bare], group=classroom.group, password=password)
+        uid = pwd.getpwnam(name).pw_uid
+        hub = hubctl.Hub(classroom.tmp / "state-cull", [name], classroom.hub_user,
+                         settings={"AN_HUB_CULL_IDLE_S": str(CULL_IDLE_S), "AN_HUB_CULL_EVERY_S": "2"})
+        hub.start()
+        s = students.Student(hub.url, name, password)
+        try:
+            s.login()
+            s.open_link(f"{hub.url}/hub/user-redirect/lab")
+            ready = time.monotonic()
+            assert hubctl.pids_of_uid(uid), "the student's server is not running"
+            user = {}
+            while time.monotonic() - ready < CULL_IDLE_S + 120:
+                user = s.http.get(f"{hub.url}/hub/api/user", timeout=60, headers={
+                    "X-XSRFToken": s.http.cookies.get("_xsrf", path="/hub/")}).json()
+                if not user.get("servers") and not hubctl.pids_of_uid(uid):
+                    break
+                time.sleep(1)
+            culled_after = time.monotonic() - ready
+        finally:
+            s.close()
+        log = hub.log_tail(400)
+    finally:
+        if hub is not None:
+            hub.stop()
+        hubctl.remove_student(name)
+    print(f"\nidle server culled {culled_after:.0f} s after it was ready (idle time {CULL_IDLE_S} s)")
+    assert not user.get("servers"), f"still running after {culled_after:.0f} s: {user}"
+    assert culled_after >= CULL_IDLE_S - 2, "stopped before it was idle for the configured time"
+    assert f"Culling server {name}" in log, log[-3000:]
 
 
 # The kernel's status bar item reads "Python 3 (ipykernel) | Idle"; in Japanese its title and
@@ -313,7 +568,7 @@ def test_a_student_in_a_real_browser(classroom):
 
     artifacts = ROOT / "artifacts" / "hub"
     artifacts.mkdir(parents=True, exist_ok=True)
-    name, hub = classroom.browser_student, classroom.hub
+    name = classroom.browser_student
     requests_seen: list[str] = []
     latencies: list[float] = []
     with sync_playwright() as pw:
@@ -327,7 +582,7 @@ def test_a_student_in_a_real_browser(classroom):
             try:
                 page.goto(classroom.link, timeout=bh.PAGE_LOAD_MS)  # not logged in: the form
                 page.fill("#username_input", name)
-                page.fill("#password_input", hub.password)
+                page.fill("#password_input", classroom.passwords[name])
                 page.click("#login_submit")
                 # spawn, nbgitpuller's page, then JupyterLab with notebook 03 of the own copy
                 page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=300_000)

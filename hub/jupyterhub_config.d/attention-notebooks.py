@@ -1,0 +1,50 @@
+"""The course's part of a JupyterHub configuration: the one file a teacher installs into any hub.
+
+- The Littlest JupyterHub: copy it to /opt/tljh/config/jupyterhub_config.d/ (TLJH loads every
+  .py there after its own settings) and `sudo tljh-config reload`.
+- Zero to JupyterHub: its text under `hub.extraConfig.attention-notebooks` in config.yaml.
+- This repository's one-machine hub (hub/jupyterhub_config.py, which the trial, tests/test_hub.py
+  and the benchmark start) loads this same file.
+
+What it sets: each student's kernel imports the course from the student's own copy
+(PYTHONPATH=~/attention-notebooks, the nbgitpuller link's targetPath), one click from the link to
+the notebook (implicit spawn), JupyterLab, spawn timeouts for a class that logs in at once.
+(Who may log in is the hub's own setting: TLJH's `auth.type`, Zero to JupyterHub's `hub.config`,
+hub/jupyterhub_config.py's AN_HUB_AUTHENTICATOR. A file loaded with load_subconfig, as this one
+is, cannot see those, so the refusal of a shared login lives in hub/jupyterhub_config.py.)
+"""
+
+import os
+import pwd
+
+c = get_config()  # noqa: F821  (JupyterHub defines get_config when it loads this file)
+
+COURSE_FOLDER = os.environ.get("AN_HUB_COURSE_FOLDER", "attention-notebooks")
+def course_root(spawner) -> str:
+    """The student's own copy of the course: ~/<targetPath of the nbgitpuller link>.
+
+    The home is the spawner's own (SimpleLocalProcessSpawner), else the one of the student's Unix
+    user (TLJH's spawner runs student `x` as `jupyter-x`, its username_template), else the home of
+    the docker-stacks images Zero to JupyterHub runs (the student is not a user of the hub's pod).
+    """
+    home = getattr(spawner, "home_dir", None)
+    if not home:
+        template = getattr(spawner, "username_template", "{USERNAME}")
+        unix_name = template.format(USERNAME=spawner.user.name, USERID=spawner.user.id)
+        try:
+            home = pwd.getpwnam(unix_name).pw_dir
+        except KeyError:
+            home = "/home/jovyan"
+    return os.path.join(home, COURSE_FOLDER)
+
+
+# The notebooks import attention_core and course/ from the root of the copy they live in.
+c.Spawner.environment.update({"PYTHONPATH": course_root})
+# A student who clicks the course link with no server running starts one without a further
+# click on "Launch Server" (the hub's page redirects itself after this many seconds).
+c.JupyterHub.implicit_spawn_seconds = 1
+c.Spawner.default_url = "/lab"
+# A class logs in at the same time: on a small machine 20 servers starting at once take more
+# than the default 60 s (start) and 30 s (first answer).
+c.Spawner.start_timeout = 300
+c.Spawner.http_timeout = 300
