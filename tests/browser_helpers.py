@@ -195,6 +195,8 @@ class LabServer(LocalServer):
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
                f"--ServerApp.root_dir={self.root}",
                "--LabApp.news_url=None",
+               # window.jupyterapp: LabPage opens each notebook in the running app
+               "--LabApp.expose_app_in_browser=True",
                "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
@@ -238,9 +240,8 @@ class LabServer(LocalServer):
                 if exc.code != 404:   # 404: already gone with its session
                     raise
 
-    def notebook_url(self, name: str, workspace: str) -> str:
-        return (f"{self.base}/lab/workspaces/{quote(workspace)}/tree/notebooks/{quote(name)}"
-                f"?token={self.token}")
+    def lab_url(self, workspace: str) -> str:
+        return f"{self.base}/lab/workspaces/{quote(workspace)}?token={self.token}"
 
     def notification_settings(self) -> dict:
         s = self.api("GET", "/lab/api/settings/@jupyterlab/apputils-extension:notification")
@@ -507,8 +508,93 @@ OUTERMOST_CONTROLS_JS = """(root, [sel, excludeSel]) => {
 }"""
 
 
+class LabPage:
+    """One JupyterLab page, loaded once, in which notebook after notebook is opened and closed.
+
+    Loading JupyterLab itself (its page and its start-up, about 8 s of the 12 s from the URL to
+    an idle kernel here) is the same for every notebook, so one page serves a module's tests:
+    each test opens its notebook with the app's own command (docmanager:open, through
+    --LabApp.expose_app_in_browser), and closes it unsaved afterwards (its kernel is shut down
+    through the REST API, so the next notebook gets a fresh one, as before). The requests and
+    console errors are collected per test (`begin`); the first test's include the app's load.
+    A test that fails leaves the page `broken`: the next test loads JupyterLab afresh in a new
+    context, so one failure does not run into the next notebook.
+    """
+
+    VIEWPORT = {"width": 1400, "height": 1000}
+
+    def __init__(self, browser, server: LabServer):
+        self.browser = browser
+        self.server = server
+        self.context = self.page = None
+        self.broken = True   # nothing loaded yet
+        self.requests: list[str] = []
+        self.console_errors: list[str] = []
+        self.load_s: list[float] = []   # each load of the app, for the latency report
+        self.kernels_seen: set[str] = set()   # every notebook must get a new one
+
+    def _load(self) -> None:
+        self.close()
+        t = time.perf_counter()
+        self.context = self.browser.new_context(viewport=self.VIEWPORT)
+        self.context.on("request", lambda r: self.requests.append(r.url))
+        self.page = self.context.new_page()
+        self.page.on("websocket", lambda ws: self.requests.append(ws.url))
+        self.page.on("console", lambda m: self.console_errors.append(m.text)
+                     if m.type == "error" else None)
+        workspace = f"browser-test-{secrets.token_hex(4)}"  # no layout restored from elsewhere
+        self.page.goto(self.server.lab_url(workspace), wait_until="load", timeout=PAGE_LOAD_MS)
+        self.page.wait_for_function("() => !!window.jupyterapp", timeout=PAGE_LOAD_MS,
+                                    polling=POLL_MS)
+        self.page.evaluate("async () => { await window.jupyterapp.restored; }")
+        self.broken = False
+        self.load_s.append(time.perf_counter() - t)
+
+    def begin(self) -> None:
+        """Before a test: a loaded page, and empty lists of requests and console errors."""
+        self.requests.clear()
+        self.console_errors.clear()
+        if self.broken:
+            self._load()
+
+    def open_notebook(self, name: str) -> None:
+        """Open notebooks/<name> in the app, as the file browser does (a new kernel starts)."""
+        self.page.evaluate("""async (path) => { await window.jupyterapp.commands.execute(
+            'docmanager:open', {path, factory: 'Notebook'}); }""", f"notebooks/{name}")
+
+    def close_documents(self) -> None:
+        """Close every tab of the main area without saving (the served copies stay as they
+        were) and wait until no notebook is left in the page."""
+        self.page.evaluate("""() => {
+          for (const w of Array.from(window.jupyterapp.shell.widgets('main'))) {
+            if (w.context) w.context.model.dirty = false;   // no 'Save changes?' dialog
+            w.dispose();
+          } }""")
+        self.page.wait_for_function("() => !document.querySelector('.jp-Notebook')",
+                                    timeout=CONTROL_MS, polling=POLL_MS)
+
+    def end(self, failed: bool) -> None:
+        """After a test: close its notebook; after a failure, or if closing fails, load anew."""
+        if not failed and not self.broken:
+            try:
+                self.close_documents()
+                return
+            except Exception:  # the page is in a state we do not know: start again
+                pass
+        self.broken = True
+
+    def close(self) -> None:
+        if self.context is not None:
+            try:
+                self.context.close()
+            except Exception:  # the browser may be gone already
+                pass
+        self.context = self.page = None
+        self.broken = True
+
+
 class NotebookRun:
-    """Drive one notebook in one fresh page: open, run all, check, move every control."""
+    """Drive one notebook in the page of a LabPage: open, run all, check, move every control."""
 
     def __init__(self, page, server: LabServer, name: str, expectations: list[CellExpectation],
                  artifacts: Path):
@@ -527,11 +613,10 @@ class NotebookRun:
 
     # -- opening and running -------------------------------------------------
 
-    def open(self) -> None:
+    def open(self, lab: LabPage) -> None:
+        """Open the notebook in the running app of `lab` (its page is self.page)."""
         t = time.perf_counter()
-        workspace = f"{self.stem}-{secrets.token_hex(4)}"  # no layout restored from another test
-        self.page.goto(self.server.notebook_url(self.name, workspace), wait_until="load",
-                       timeout=PAGE_LOAD_MS)
+        lab.open_notebook(self.name)
         self.page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=PAGE_LOAD_MS)
         self.wait_kernel_idle()
         self.timings["open_to_idle_s"] = time.perf_counter() - t

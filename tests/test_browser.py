@@ -5,8 +5,11 @@ see whether a slider renders, moves and redraws its plot, which is what a learne
 For every notebook this test:
 
 - opens it in JupyterLab (own server on 127.0.0.1, random port and token, isolated
-  home and settings, a temp copy of the notebooks), waits for the kernel to be idle,
-  clears the stored outputs and runs all cells through the Run menu;
+  home and settings, a temp copy of the notebooks) with a fresh kernel, waits for the kernel
+  to be idle, clears the stored outputs and runs all cells through the Run menu. JupyterLab
+  loads once per worker and each notebook is opened in it with the app's own command and
+  closed unsaved afterwards (bh.LabPage: loading the app took 8 of the 12 s per notebook);
+  after a failure the next notebook gets a newly loaded page;
 - asserts that no cell shows a traceback except the cells tagged ``raises-exception``
   (read from the .ipynb; those must show theirs), that every widget rendered
   (no "Error displaying widget", none stuck at "Loading widget...");
@@ -177,26 +180,39 @@ def browser(lab_server, latency_report, chromium):
     return chromium
 
 
+@pytest.fixture(scope="module")
+def lab_page(lab_server, browser, latency_report):
+    """One JupyterLab page for the module's notebooks (bh.LabPage): the app loads once."""
+    lab = bh.LabPage(browser, lab_server)
+    try:
+        yield lab
+    finally:
+        latency_report.meta["jupyterlab_loads_s"] = [round(t, 2) for t in lab.load_s]
+        lab.close()
+
+
 @pytest.mark.skipif(not NOTEBOOKS, reason=f"no notebooks in {NOTEBOOK_DIR}")
 @pytest.mark.parametrize("name", NOTEBOOKS or ["(none)"])
-def test_notebook_in_jupyterlab(name, lab_server, browser, latency_report):
+def test_notebook_in_jupyterlab(name, lab_server, lab_page, latency_report):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob(f"{bh.artifact_stem(name)}-*.png"):
         old.unlink(missing_ok=True)   # another run may share the folder
     lab_server.shutdown_kernels()   # a fresh kernel for every notebook
     expectations = bh.read_expectations(lab_server.nb_dir / name)  # the copy being served
 
-    requests: list[str] = []
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.on("request", lambda r: requests.append(r.url))
-    page = context.new_page()
-    page.on("websocket", lambda ws: requests.append(ws.url))
-    console_errors: list[str] = []
-    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    lab_page.begin()   # JupyterLab loaded (once per module, or again after a failure)
+    page = lab_page.page
     run = bh.NotebookRun(page, lab_server, name, expectations, ARTIFACTS)
     problems: list[str] = []
+    failed = False
+    t_test = time.perf_counter()
     try:
-        run.open()
+        run.open(lab_page)
+        kernels = [k["id"] for k in lab_server.kernels()]
+        assert len(kernels) == 1 and kernels[0] not in lab_page.kernels_seen, (
+            f"{name} is not running on a kernel of its own: {kernels} "
+            f"(kernels of earlier notebooks: {sorted(lab_page.kernels_seen)})")
+        lab_page.kernels_seen.update(kernels)
         run.run_all()
         run.wait_widgets()
         if run.widget_state != "done":
@@ -206,11 +222,14 @@ def test_notebook_in_jupyterlab(name, lab_server, browser, latency_report):
         boxes = run.boxes = run.live_boxes()
         run.screenshot("1-before", boxes)
         if not problems:
+            t = time.perf_counter()
             for k, box in enumerate(boxes):
                 problems += run.exercise(k, box)
+            run.timings["controls_s"] = time.perf_counter() - t
             run.screenshot("2-after", boxes)
             problems += [f"after moving the controls: {p}" for p in run.cell_problems()]
     except Exception:
+        failed = True
         with contextlib.suppress(Exception):   # the page may be gone; keep the real error
             page.screenshot(path=str(ARTIFACTS / f"{run.stem}-failure.png"))
         raise
@@ -218,10 +237,12 @@ def test_notebook_in_jupyterlab(name, lab_server, browser, latency_report):
         latency_report.rows += [c.record() | c.extra for c in run.changes]
         latency_report.notebooks[name] = {
             "live_figures": len(run.boxes), "changes": len(run.changes),
-            **{k: round(v, 2) for k, v in run.timings.items()}}
-        context.close()
+            **{k: round(v, 2) for k, v in run.timings.items()},
+            "total_s": round(time.perf_counter() - t_test, 2)}
+        lab_page.end(failed=failed or bool(problems))
         lab_server.shutdown_kernels()
 
+    requests, console_errors = list(lab_page.requests), list(lab_page.console_errors)
     remote = sorted({u for u in requests if not bh.is_local_url(u)})
     if remote:
         problems.append("the page needed the network: " + ", ".join(remote[:10]))
