@@ -19,7 +19,7 @@ Measures, in one run, and prints a table of:
 6. the test step of `python3 dev.py test` (pytest with the options of pyproject.toml, as CI
    runs it: no skip allowed) on all cores against the same suite with `-n 0`, back to back:
    ratio parallel / serial, target <= 0.6;
-7. a class on one server (hub/): N = 1, 5, 10, 20 simulated students log in to
+7. a class on one server (hub/): N = 1, 5, 10, 20, 30 simulated students log in to
    a JupyterHub on 127.0.0.1 at once, pull the course, run notebook 03 and move
    its d_k slider 10 times (about 1 s apart); per N: login to ready server,
    run-all time, slider latency (median, p95: target <= 1 s), memory per

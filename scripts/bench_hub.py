@@ -11,7 +11,7 @@ from pathlib import Path
 from bench_report import ROOT, diagnostics, record
 
 
-HUB_STUDENTS = "1,5,10,20"
+HUB_STUDENTS = "1,5,10,20,30"
 HUB_MOVES, HUB_THINK_S = 10, 1.0  # slider moves per student, about 1 s apart (0.5-1.5 s)
 
 
