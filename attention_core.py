@@ -13,9 +13,9 @@ Read top to bottom in the order of the course:
 8. cost counts and tiled attention      (notebook 09)
 
 Learning (backward passes, the loss, Adam, the small language model of notebooks 10 and 11) is
-in attention_learning.py; every input check is in attention_checks.py, so that each function
-here is its formula: the docstring (the formula, the shapes), one line that checks the inputs,
-and the maths with a shape comment on every matmul and reshape.
+in attention_learning.py; every input check is in attention_checks/ (a file per topic), so
+that each function here is its formula: the docstring (the formula, the shapes), one line that
+checks the inputs, and the maths with a shape comment on every matmul and reshape.
 
 Conventions (the same in every notebook):
 

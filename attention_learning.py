@@ -12,7 +12,8 @@ Each *_backward takes the inputs of its forward function (in attention_core.py) 
 dY = dL/dY, the gradient of a scalar loss L with respect to the forward's output, and returns
 the gradients with respect to the inputs (the vector-Jacobian product). Where the forward
 broadcast an input over batch axes, its gradient is summed back to the input's own shape.
-Every input check is in attention_checks.py, with the same messages as the forward's.
+Every input check is in attention_checks/ (these in attention_checks/learning.py), with the same
+messages as the forward's.
 """
 
 from __future__ import annotations

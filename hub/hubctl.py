@@ -5,9 +5,11 @@
     python3 dev.py hub [--students 3]        # a trial hub on http://127.0.0.1:8000 until Ctrl+C
     python3 dev.py hub --link [NOTEBOOK]     # the nbgitpuller link that hands out the course
 
-Standard library only, like dev.py (it runs before any venv exists), and localserver.py
-beside it (the server process: port, start, wait, stop). tests/test_hub.py and
-scripts/bench_hub.py import it to start hubs of their own. hub/README.md is the teacher's guide.
+Standard library only, like dev.py (it runs before any venv exists), and the two files beside
+it that it imports: localserver.py (the server process: port, start, wait, stop) and accounts.py
+(the Unix users: the hub's service user and its sudoers rule, the students). tests/test_hub.py
+and scripts/bench_hub.py import them to start hubs of their own. hub/README.md is the teacher's
+guide.
 
 Where things go: as root (a class server) the venv is /opt/attention-notebooks-hub/venv, outside
 any home folder, because every student's Unix user must be able to run it (a venv under /root
@@ -24,10 +26,8 @@ import hashlib
 import json
 import os
 import pwd
-import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -36,7 +36,8 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
-from localserver import LocalServer, free_port  # beside this file (hub/ is on sys.path)
+import accounts  # beside this file (hub/ is on sys.path): the Unix users, the sudoers rule
+from localserver import LocalServer, free_port  # beside this file too
 
 HUB_DIR = Path(__file__).resolve().parent
 ROOT = HUB_DIR.parent
@@ -44,12 +45,6 @@ CONFIG = HUB_DIR / "jupyterhub_config.py"
 REQUIREMENTS = HUB_DIR / "requirements-hub.txt"
 PROXY = HUB_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
 COURSE_FOLDER = "attention-notebooks"  # nbgitpuller's targetPath: every copy is ~/attention-notebooks
-STUDENT_PREFIX = "an-student-"          # every Unix user this file creates starts with it
-STUDENT_COMMENT = "attention-notebooks hub student (removable)"
-HUB_USER_PREFIX = "an-hub-"             # the service user the hub and its proxy run as
-HUB_USER_COMMENT = "attention-notebooks hub service user (removable)"
-CLASS_GROUP_PREFIX = "an-class-"        # the students' group: whom the hub may start servers as
-SUDOERS_DIR = Path("/etc/sudoers.d")
 WRAPPER = HUB_DIR / "sudospawner-singleuser"  # sudospawner's hook: memory limit, PYTHONPATH
 NOTEBOOK_03 = "notebooks/03_scaling_and_softmax_saturation.ipynb"
 JA_PACK = "jupyterlab-language-pack-ja-JP>=4.5.post3,<5"
@@ -248,162 +243,6 @@ def course_link(hub_url: str, repo: str, branch: str = "main", notebook: str | N
     return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"
 
 
-# --------------------------------------------------------------------------------------------
-# Students as Unix users
-# --------------------------------------------------------------------------------------------
-
-def new_password() -> str:
-    """A student's own password: 16 characters from a CSPRNG (printed once to the teacher)."""
-    return secrets.token_urlsafe(12)
-
-
-def create_hub_user(name: str, group: str, env: Path | None = None) -> pwd.struct_passwd:
-    """The service user the hub runs as (`name`, must start with an-hub-), and the class.
-
-    `group` (an-class-...) is the students' group; one sudoers rule lets the service user run
-    the hub venv's sudospawner, and nothing else, as any member of it:
-    /etc/sudoers.d/<name>, checked with visudo. The user is in the group shadow (PAM checks the
-    students' passwords against /etc/shadow), has no home and no login shell.
-    """
-    if not name.startswith(HUB_USER_PREFIX) or not group.startswith(CLASS_GROUP_PREFIX):
-        raise ValueError(f"the hub user starts with {HUB_USER_PREFIX!r}, the class group with "
-                         f"{CLASS_GROUP_PREFIX!r}: {name!r}, {group!r}")
-    env = env or env_dir()
-    subprocess.run(["groupadd", group], check=True, capture_output=True, text=True)
-    subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
-                    "/nonexistent", "--shell", "/usr/sbin/nologin", "--groups", "shadow",
-                    "--comment", HUB_USER_COMMENT, name], check=True, capture_output=True, text=True)
-    rule = (f"# attention-notebooks hub (hub/hubctl.py): {name} starts servers as the class\n"
-            f"{name} ALL=(%{group}) NOPASSWD: {env / 'bin' / 'sudospawner'}\n")
-    SUDOERS_DIR.mkdir(exist_ok=True)
-    tmp = SUDOERS_DIR / f".{name}.tmp"   # sudo skips names with a dot
-    tmp.write_text(rule)
-    tmp.chmod(0o440)
-    check = subprocess.run(["visudo", "-cqf", str(tmp)], capture_output=True, text=True)
-    if check.returncode:
-        tmp.unlink()
-        raise RuntimeError(f"visudo rejects the rule {rule!r}: {check.stdout}{check.stderr}")
-    tmp.rename(SUDOERS_DIR / name)
-    return pwd.getpwnam(name)
-
-
-def remove_hub_user(name: str, group: str) -> None:
-    """The sudoers rule, the service user and the class group. Only ones this file created."""
-    with contextlib.suppress(FileNotFoundError):
-        (SUDOERS_DIR / name).unlink()
-    try:
-        entry = pwd.getpwnam(name)
-    except KeyError:
-        entry = None
-    if entry is not None:
-        if not name.startswith(HUB_USER_PREFIX) or entry.pw_gecos != HUB_USER_COMMENT:
-            raise ValueError(f"refusing to remove {name!r}: not a user this file created")
-        _stop_uid(entry.pw_uid)
-        subprocess.run(["userdel", name], capture_output=True, text=True)
-    if group.startswith(CLASS_GROUP_PREFIX):
-        subprocess.run(["groupdel", group], capture_output=True, text=True)
-
-
-def create_student(name: str, trust: list[Path] = (), group: str | None = None,
-                   password: str | None = None) -> Path:
-    """A Unix user `name` (must start with an-student-) whose home only they can read.
-
-    `group`: the class (create_hub_user's group), whose members the hub may start servers as;
-    `password`: the student's Unix password (the hub's PAM login).
-
-    `trust`: local repositories (owned by root) the student may clone: git refuses a repository
-    owned by another user ("dubious ownership") unless the student's ~/.gitconfig lists it.
-    A course on a git host (https://...) needs none.
-    """
-    if not name.startswith(STUDENT_PREFIX):
-        raise ValueError(f"student users must start with {STUDENT_PREFIX!r}: {name!r}")
-    subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", "--comment",
-                    STUDENT_COMMENT, *(["--groups", group] if group else []), name],
-                   check=True, capture_output=True, text=True)
-    if password is not None:
-        subprocess.run(["chpasswd"], input=f"{name}:{password}\n", check=True,
-                       capture_output=True, text=True)
-    entry = pwd.getpwnam(name)
-    home = Path(entry.pw_dir)
-    home.chmod(0o700)  # Debian's useradd makes 755 homes: every student could read the others'
-    if trust:
-        gitconfig = home / ".gitconfig"
-        gitconfig.write_text("[safe]\n" + "".join(f"\tdirectory = {p}\n" for p in trust))
-        os.chown(gitconfig, entry.pw_uid, entry.pw_gid)
-    return home
-
-
-def pids_of_uid(uid: int) -> list[int]:
-    pids = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            for line in status.read_text().splitlines():
-                if line.startswith("Uid:"):
-                    if int(line.split()[1]) == uid:
-                        pids.append(int(status.parent.name))
-                    break
-        except (OSError, ValueError):
-            continue
-    return pids
-
-
-def _stop_uid(uid: int) -> None:
-    """SIGTERM, then SIGKILL, to every process of `uid` (by pid), until none is left."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        pids = pids_of_uid(uid)
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, sig)
-        deadline = time.monotonic() + 10
-        while pids_of_uid(uid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        if not pids_of_uid(uid):
-            break
-
-
-def remove_student(name: str) -> None:
-    """Stop what still runs as the student (by pid), then `userdel -r`. Only our users."""
-    try:
-        entry = pwd.getpwnam(name)
-    except KeyError:
-        return
-    if not name.startswith(STUDENT_PREFIX) or entry.pw_gecos != STUDENT_COMMENT:
-        raise ValueError(f"refusing to remove {name!r}: not a user this file created")
-    _stop_uid(entry.pw_uid)
-    subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
-    with contextlib.suppress(KeyError):
-        pwd.getpwnam(name)
-        raise RuntimeError(f"userdel could not remove {name}")
-
-
-def listening_sockets(pids: list[int]) -> list[tuple[int, str, int]]:
-    """(pid, address, port) of every TCP socket in LISTEN state that one of `pids` holds."""
-    listen = {}
-    for table, v6 in (("/proc/net/tcp", False), ("/proc/net/tcp6", True)):
-        with contextlib.suppress(OSError):
-            for line in Path(table).read_text().splitlines()[1:]:
-                fields = line.split()
-                if fields[3] != "0A":  # TCP_LISTEN
-                    continue
-                hex_addr, hex_port = fields[1].split(":")
-                raw = bytes.fromhex(hex_addr)
-                if v6:  # four little-endian 32-bit words
-                    raw = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
-                    addr = socket.inet_ntop(socket.AF_INET6, raw)
-                else:
-                    addr = socket.inet_ntop(socket.AF_INET, raw[::-1])
-                listen[fields[9]] = (addr, int(hex_port, 16))
-    found = []
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            for fd in Path(f"/proc/{pid}/fd").iterdir():
-                with contextlib.suppress(OSError):
-                    target = os.readlink(fd)
-                    if target.startswith("socket:[") and target[8:-1] in listen:
-                        found.append((pid, *listen[target[8:-1]]))
-    return found
-
-
 def publish_course(dest: Path, branch: str = "main") -> str:
     """A bare repository at `dest` with this clone's HEAD as `branch`; returns its file:// URL.
 
@@ -424,7 +263,7 @@ def publish_course(dest: Path, branch: str = "main") -> str:
 
 class Hub(LocalServer):
     """JupyterHub (jupyterhub_config.py) on 127.0.0.1 with free ports and its own state folder,
-    run as the service user `hub_user` (create_hub_user), with PAM logins for `users`.
+    run as the service user `hub_user` (accounts.create_hub_user), with PAM logins for `users`.
 
     `settings`: more AN_HUB_* variables for jupyterhub_config.py (AN_HUB_CULL_IDLE_S=...).
     """
@@ -502,7 +341,7 @@ class Hub(LocalServer):
         return found
 
     def own_pids(self) -> list[int]:
-        """The hub and its proxy (the students' servers run as the students: see pids_of_uid)."""
+        """The hub and its proxy (the students' servers run as the students: see accounts.pids_of_uid)."""
         pids = [self.proc.pid] if self.proc and self.proc.poll() is None else []
         with contextlib.suppress(OSError, ValueError):
             pid = int((self.state / "proxy.pid").read_text())
@@ -539,9 +378,9 @@ def _trial(args) -> int:
         raise SystemExit("cannot start the class hub: " + "; ".join(reasons))
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-trial-"))
     tmp.chmod(0o755)  # the students clone the course from here
-    names = [f"{STUDENT_PREFIX}{k}" for k in range(1, args.students + 1)]
-    hub_user, group = f"{HUB_USER_PREFIX}trial", f"{CLASS_GROUP_PREFIX}trial"
-    passwords = {name: new_password() for name in names}
+    names = [f"{accounts.STUDENT_PREFIX}{k}" for k in range(1, args.students + 1)]
+    hub_user, group = f"{accounts.HUB_USER_PREFIX}trial", f"{accounts.CLASS_GROUP_PREFIX}trial"
+    passwords = {name: accounts.new_password() for name in names}
     created: list[str] = []
     hub = None
     hub_user_made = False
@@ -554,10 +393,10 @@ def _trial(args) -> int:
                                  f"with `userdel -r {name}`")
             except KeyError:
                 pass
-        create_hub_user(hub_user, group, env)
+        accounts.create_hub_user(hub_user, group, env)
         hub_user_made = True
         for name in names:
-            create_student(name, trust=[tmp / "course.git"], group=group, password=passwords[name])
+            accounts.create_student(name, trust=[tmp / "course.git"], group=group, password=passwords[name])
             created.append(name)
         hub = Hub(tmp / "state", names, hub_user, port=args.port, env=env)
         hub.start()
@@ -582,9 +421,9 @@ def _trial(args) -> int:
         if hub is not None:
             hub.stop()
         for name in created:
-            remove_student(name)
+            accounts.remove_student(name)
         if hub_user_made:
-            remove_hub_user(hub_user, group)
+            accounts.remove_hub_user(hub_user, group)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -21,25 +21,25 @@ def _p95(values: list[float]) -> float:
     return ordered[max(0, -(-95 * len(ordered) // 100) - 1)]
 
 
-def _hub_class(hubctl, students, n: int) -> dict:
+def _hub_class(hubctl, accounts, students, n: int) -> dict:
     """One hub, n new Unix users, the whole class at once; everything removed afterwards."""
     import pwd
     import secrets
     import shutil
 
     tag = secrets.token_hex(3)
-    names = [f"{hubctl.STUDENT_PREFIX}{tag}-{k}" for k in range(1, n + 1)]
+    names = [f"{accounts.STUDENT_PREFIX}{tag}-{k}" for k in range(1, n + 1)]
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-bench-"))
     tmp.chmod(0o755)
-    hub_user, group = f"{hubctl.HUB_USER_PREFIX}{tag}", f"{hubctl.CLASS_GROUP_PREFIX}{tag}"
-    passwords = {name: hubctl.new_password() for name in names}
+    hub_user, group = f"{accounts.HUB_USER_PREFIX}{tag}", f"{accounts.CLASS_GROUP_PREFIX}{tag}"
+    passwords = {name: accounts.new_password() for name in names}
     created, hub, memory, hub_user_made = [], None, {}, False
     try:
         repo = hubctl.publish_course(tmp / "course.git")
-        hubctl.create_hub_user(hub_user, group)
+        accounts.create_hub_user(hub_user, group)
         hub_user_made = True
         for name in names:
-            hubctl.create_student(name, trust=[tmp / "course.git"], group=group,
+            accounts.create_student(name, trust=[tmp / "course.git"], group=group,
                                   password=passwords[name])
             created.append(name)
         hub = hubctl.Hub(tmp / "state", names, hub_user)
@@ -67,9 +67,9 @@ def _hub_class(hubctl, students, n: int) -> dict:
             logs.mkdir(parents=True, exist_ok=True)
             shutil.copy(hub.log_path, logs / f"bench-N{n}.log")
         for name in created:
-            hubctl.remove_student(name)
+            accounts.remove_student(name)
         if hub_user_made:
-            hubctl.remove_hub_user(hub_user, group)
+            accounts.remove_hub_user(hub_user, group)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -79,6 +79,7 @@ def _median_max(xs: list[float]) -> str:
 
 def bench_hub(counts: list[int]) -> None:
     sys.path.insert(0, str(ROOT / "hub"))
+    import accounts
     import hubctl
     import students
 
@@ -94,7 +95,7 @@ def bench_hub(counts: list[int]) -> None:
              "|---|---|---|---|---|---|---|---|"]
     served, all_passed = 0, True  # served: the largest N such that it and every smaller N passed
     for n in counts:
-        run = _hub_class(hubctl, students, n)
+        run = _hub_class(hubctl, accounts, students, n)
         res = run["results"]
         errors = [e for r in res for e in r.errors]
         lat = [ms for r in res for ms in r.slider_ms]

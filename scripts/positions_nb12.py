@@ -2,7 +2,7 @@
 
 The notebook trains notebook 10's one-layer model once per position scheme (seed 0) on "repeat
 the token 3 places back" at length 16 and tests it on 128 sequences of length 64. This script
-runs the same training (course/nb12_rope_and_alibi.py's `train`, the notebook's settings) for
+runs the same training (position_lm.py's `train`, the notebook's settings) for
 seeds 0-4 and prints, per scheme and seed, the accuracy and the best head's weight on the key
 3 back over positions 3-15 (trained), 16-31 and 32-63.
 
@@ -55,26 +55,26 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, run as a script
-from course import nb12_rope_and_alibi as nb12  # noqa: E402
+import position_lm as plm  # noqa: E402
 
 SPANS = {"3-15": slice(3, 16), "16-31": slice(16, 32), "32-63": slice(32, 64)}
 
 
 def main() -> int:
-    tokens, targets = nb12.repeat_batch(np.random.default_rng(1000), 128, 64, 16, 3)  # as the notebook
+    tokens, targets = plm.repeat_batch(np.random.default_rng(1000), 128, 64, 16, 3)  # as the notebook
     print("accuracy / weight on the key 3 back, mean over positions; trained on length 16, seeds 0-4")
     print(f"{'scheme':<12}{'seed':>4}  " + "  ".join(f"{name:>11}" for name in SPANS)
           + "  offsets with the most weight at query 50")
-    runs = [(scheme, scheme, {}) for scheme in nb12.SCHEMES]
+    runs = [(scheme, scheme, {}) for scheme in plm.SCHEMES]
     # ALiBi with slopes steeper than the paper's rule gives 2 heads (1/16, 1/256), trained longer
     runs.append(("alibi 1,1/2", "alibi", {"slopes": (1.0, 0.5), "steps": 1000}))
     for name, scheme, options in runs:
         for seed in range(5):
-            params = nb12.train(scheme, seed, **options)
-            r = nb12.accuracy_by_position(params, tokens, targets, scheme, h=2, k=3,
+            params = plm.train(scheme, seed, **options)
+            r = plm.accuracy_by_position(params, tokens, targets, scheme, h=2, k=3,
                                           slopes=options.get("slopes"))
-            w = nb12.forward(params, tokens, scheme, 2, options.get("slopes"))["weights"]
-            top = ", ".join(f"{o} ({x:.2f})" for o, x in nb12.top_offsets(w, 50))
+            w = plm.forward(params, tokens, scheme, 2, options.get("slopes"))["weights"]
+            top = ", ".join(f"{o} ({x:.2f})" for o, x in plm.top_offsets(w, 50))
             print(f"{name:<12}{seed:>4}  " + "  ".join(
                 f"{np.mean(r['accuracy'][s]):.2f} / {np.mean(r['weight_k_back'][s]):.2f}"
                 for s in SPANS.values()) + f"  {top}", flush=True)

@@ -1,4 +1,4 @@
-"""The checks of attention_checks.py, as a learner meets them through attention_core and
+"""The checks of attention_checks/, as a learner meets them through attention_core and
 attention_learning: each bad input gets a ValueError that names the argument (never a NaN, an
 inf or a warning), and results that float64 cannot hold are explained where they arise."""
 

@@ -1,6 +1,6 @@
 """Unit tests of attention_core's maths with hand-computed values.
 
-Its errors on bad input (the checks of attention_checks.py) are in tests/test_attention_checks.py.
+Its errors on bad input (the checks of attention_checks/) are in tests/test_attention_checks.py.
 """
 
 
@@ -150,7 +150,7 @@ def test_attention_cost_counts():
 def test_every_function_reads_as_its_formula():
     """The targets that keep the core readable: attention_core.py at most 700 lines; every public
     function of attention_core and attention_learning at most 15 lines without its docstring
-    (tiled attention's block loop: 25), its checks in attention_checks.py."""
+    (tiled attention's block loop: 25), its checks in attention_checks/."""
     import ast
     from pathlib import Path
 

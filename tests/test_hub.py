@@ -58,7 +58,8 @@ from required import require
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hub"))
-import hubctl  # noqa: E402  (hub/ is not a package: its files are the hub's, not the course's)
+import accounts  # noqa: E402  (hub/ is not a package: its files are the hub's, not the course's)
+import hubctl  # noqa: E402
 import students  # noqa: E402
 
 pytestmark = pytest.mark.hub
@@ -99,10 +100,10 @@ def _line(out: list[str], tag: str) -> dict:
 def classroom():
     _require_hub()
     tag = secrets.token_hex(3)
-    names = [f"{hubctl.STUDENT_PREFIX}{tag}-{k}" for k in (1, 2)]
-    browser_student = f"{hubctl.STUDENT_PREFIX}{tag}-b"  # only ever in the real browser
-    hub_user, group = f"{hubctl.HUB_USER_PREFIX}{tag}", f"{hubctl.CLASS_GROUP_PREFIX}{tag}"
-    passwords = {n: hubctl.new_password() for n in [*names, browser_student]}
+    names = [f"{accounts.STUDENT_PREFIX}{tag}-{k}" for k in (1, 2)]
+    browser_student = f"{accounts.STUDENT_PREFIX}{tag}-b"  # only ever in the real browser
+    hub_user, group = f"{accounts.HUB_USER_PREFIX}{tag}", f"{accounts.CLASS_GROUP_PREFIX}{tag}"
+    passwords = {n: accounts.new_password() for n in [*names, browser_student]}
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-test-"))
     tmp.chmod(0o755)  # the students clone the course from here; the hub's state stays 700
     bare = tmp / "course.git"
@@ -112,10 +113,10 @@ def classroom():
     leftovers: dict = {}
     try:
         repo = hubctl.publish_course(bare)
-        hubctl.create_hub_user(hub_user, group)
+        accounts.create_hub_user(hub_user, group)
         hub_user_made = True
         for name in [*names, browser_student]:
-            hubctl.create_student(name, trust=[bare], group=group, password=passwords[name])
+            accounts.create_student(name, trust=[bare], group=group, password=passwords[name])
             created.append(name)
         homes = {n: Path(pwd.getpwnam(n).pw_dir) for n in names}
         uids = {n: pwd.getpwnam(n).pw_uid for n in names}
@@ -143,8 +144,8 @@ def classroom():
             _, out = s.execute("import os\n" + PEEK % (
                 str(homes[other]), str(homes[other] / hubctl.COURSE_FOLDER / NOTEBOOK)))
             seen[s.name]["peek"] = _line(out, "PEEK")
-            seen[s.name]["pids"] = hubctl.pids_of_uid(uids[s.name])
-            seen[s.name]["sockets"] = hubctl.listening_sockets(
+            seen[s.name]["pids"] = accounts.pids_of_uid(uids[s.name])
+            seen[s.name]["sockets"] = accounts.listening_sockets(
                 hub.own_pids() + seen[s.name]["pids"])
             # the other student's server, with this student's login: its API, and its JupyterLab
             # page (through the OAuth round trip, where the hub decides who may enter)
@@ -174,17 +175,17 @@ def classroom():
             hub.stop()
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline and any(
-                    hubctl.pids_of_uid(pwd.getpwnam(n).pw_uid) for n in created):
+                    accounts.pids_of_uid(pwd.getpwnam(n).pw_uid) for n in created):
                 time.sleep(0.2)  # the hub stops each server; each server its kernels
-            leftovers = {n: hubctl.pids_of_uid(pwd.getpwnam(n).pw_uid) for n in created}
+            leftovers = {n: accounts.pids_of_uid(pwd.getpwnam(n).pw_uid) for n in created}
             leftovers["hub/proxy"] = [p for p in hub_pids if _alive(p)]
         for name in created:
-            hubctl.remove_student(name)   # also stops what was left, by pid
+            accounts.remove_student(name)   # also stops what was left, by pid
         if hub_user_made:
-            hubctl.remove_hub_user(hub_user, group)
+            accounts.remove_hub_user(hub_user, group)
         shutil.rmtree(tmp, ignore_errors=True)
     gone = [n for n in [*created, hub_user] if _user_exists(n)]
-    assert not (hubctl.SUDOERS_DIR / hub_user).exists(), "the sudoers rule was left behind"
+    assert not (accounts.SUDOERS_DIR / hub_user).exists(), "the sudoers rule was left behind"
     assert not gone, f"users not removed: {gone}"
     assert not any(leftovers.values()), f"processes left running after the hub stopped: {leftovers}"
 
@@ -524,11 +525,11 @@ CULL_IDLE_S = 10
 def test_an_idle_server_is_culled(classroom):
     """A second hub with the same configuration and a short idle time: a student logs in, gets
     a server, does nothing; the idle culler stops it."""
-    name = f"{hubctl.STUDENT_PREFIX}{classroom.hub_user.rsplit('-', 1)[-1]}-c"
-    password = hubctl.new_password()
+    name = f"{accounts.STUDENT_PREFIX}{classroom.hub_user.rsplit('-', 1)[-1]}-c"
+    password = accounts.new_password()
     hub = None
     try:
-        hubctl.create_student(name, trust=[classroom.bare], group=classroom.group, password=password)
+        accounts.create_student(name, trust=[classroom.bare], group=classroom.group, password=password)
         uid = pwd.getpwnam(name).pw_uid
         hub = hubctl.Hub(classroom.tmp / "state-cull", [name], classroom.hub_user,
                          settings={"AN_HUB_CULL_IDLE_S": str(CULL_IDLE_S), "AN_HUB_CULL_EVERY_S": "2"})
@@ -538,12 +539,12 @@ def test_an_idle_server_is_culled(classroom):
             s.login()
             s.open_link(f"{hub.url}/hub/user-redirect/lab")
             ready = time.monotonic()
-            assert hubctl.pids_of_uid(uid), "the student's server is not running"
+            assert accounts.pids_of_uid(uid), "the student's server is not running"
             user = {}
             while time.monotonic() - ready < CULL_IDLE_S + 120:
                 user = s.http.get(f"{hub.url}/hub/api/user", timeout=60, headers={
                     "X-XSRFToken": s.http.cookies.get("_xsrf", path="/hub/")}).json()
-                if not user.get("servers") and not hubctl.pids_of_uid(uid):
+                if not user.get("servers") and not accounts.pids_of_uid(uid):
                     break
                 time.sleep(1)
             culled_after = time.monotonic() - ready
@@ -553,7 +554,7 @@ def test_an_idle_server_is_culled(classroom):
     finally:
         if hub is not None:
             hub.stop()
-        hubctl.remove_student(name)
+        accounts.remove_student(name)
     print(f"\nidle server culled {culled_after:.0f} s after it was ready (idle time {CULL_IDLE_S} s)")
     assert not user.get("servers"), f"still running after {culled_after:.0f} s: {user}"
     assert culled_after >= CULL_IDLE_S - 2, "stopped before it was idle for the configured time"

@@ -1,5 +1,6 @@
 """Tests for notebook 12 (positions by rotation and by distance): the figures, live figure,
-self-checks and position-aware language model of course/nb12_rope_and_alibi.py, and the committed
+self-checks of course/nb12_rope_and_alibi.py, the position-aware language model of position_lm.py
+(through the names the companion imports, as the notebook calls them), and the committed
 notebook's stored state. The core's rope / alibi_slopes / alibi_bias are tested in
 tests/test_positions.py and against torch in tests/test_torch_crosscheck.py."""
 
