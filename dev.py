@@ -313,9 +313,13 @@ def ensure_site_env() -> None:
 
 def cmd_site(args: list[str]) -> int:
     ensure_site_env()
+    # The live figures' frames are drawn by the notebooks' own code, with the course's
+    # interpreter and the environment its kernels have (site/frames.py)
+    course_py = venv_python(ensure_env(test=False))
     if args == ["--setup"]:   # install only (.ci/run)
         return 0
-    return subprocess.call([SITE_PY, ROOT / "site" / "build.py", *args], cwd=ROOT)
+    env = dict(os.environ, **DETERMINISTIC_ENV, **simd_env(course_py), COURSE_PYTHON=str(course_py))
+    return subprocess.call([SITE_PY, ROOT / "site" / "build.py", *args], cwd=ROOT, env=env)
 
 
 def cmd_hub(args: list[str]) -> int:

@@ -28,10 +28,13 @@ import ast
 import functools
 import hashlib
 import html
+import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -49,6 +52,12 @@ MATHJAX_PARTS = ["tex-mml-chtml.js", "input/tex/extensions", "output/chtml/fonts
                  "../LICENSE"]
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+# The live figures' frames (site/frames.py), drawn with the course's own interpreter: .venv, or
+# COURSE_PYTHON (dev.py passes it); per edition, one folder per notebook. On the site they are
+# each edition's _live/NN_topic/.
+FRAMES = ROOT / "build" / "site-frames"
+LIVE = "_live"
+COURSE_PYTHON = Path(os.environ.get("COURSE_PYTHON") or ROOT / ".venv" / "bin" / "python")
 LAB = "python3 dev.py lab"
 
 
@@ -167,23 +176,29 @@ def _join(phrases: list[str]) -> str:
     return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
 
 
-def widget_note_ja(cell, next_code_cell) -> str:
+def widget_note_ja(cell, next_code_cell, drawn: bool = False) -> str:
     """widget_note in Japanese, for the pages of the Japanese edition."""
     found = _controls(cell.source, "ja")
     live, phrases = found if found else (None, [])
     what = phrases[0] if phrases else "コントロールを操作すると"
     text = f"インタラクティブな図: JupyterLab (`{LAB} --lang ja`) で {what}、図が描き直されます"
+    if drawn:
+        return text + "。このページでは、ノートブック自身のコードで前もって描いた図を、下のコントロールで切り替えられます。"
     if live and next_code_cell is not None and f"{live}.update(" in next_code_cell.source:
         return text + "。カーネルのないこのページでは、次のセルが一つの設定での数値を示しています。"
     return text + "。実行中のカーネルが必要なので、このページでは動きません。"
 
 
-def widget_note(cell, next_code_cell) -> str:
-    """One line: what the live figure lets you do and where to open it."""
+def widget_note(cell, next_code_cell, drawn: bool = False) -> str:
+    """One line: what the live figure lets you do and where to open it (drawn: and that the
+    page switches between its frames drawn in advance)."""
     found = _controls(cell.source)
     live, phrases = found if found else (None, [])
     what = f"{_join(phrases)} to redraw it" if phrases else "use its controls to redraw it"
     text = f"Live figure: in JupyterLab (`{LAB}`), {what}"
+    if drawn:
+        return text + (". On this page its frames were drawn in advance by the notebook's own "
+                       "code: the controls below switch between them.")
     if live and next_code_cell is not None and f"{live}.update(" in next_code_cell.source:
         return text + ". Without a kernel, as here, the next cell prints what it shows for one setting."
     return text + "; it needs a running kernel, which this page does not have."
@@ -196,16 +211,102 @@ def note_html(text: str) -> str:
     return f'<p class="live-figure-note">{body}</p>'
 
 
+# --------------------------------------------------------------------------
+# Live figures without a kernel: the notebook's controls over frames drawn in advance
+# --------------------------------------------------------------------------
+
+def draw_frames(notebooks: list[Path]) -> None:
+    """Draw (or keep, when their inputs did not change) the frames of these notebooks' live
+    figures, every edition's in one pool of processes."""
+    env = dict(os.environ, MPLBACKEND="agg",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    if not COURSE_PYTHON.exists():
+        sys.exit(f"{COURSE_PYTHON} is missing: the live figures' frames are drawn with the "
+                 "course's interpreter (python3 dev.py site makes it)")
+    run = subprocess.run([COURSE_PYTHON, SITE / "frames.py", FRAMES, *notebooks], env=env)
+    if run.returncode:
+        sys.exit(f"drawing the live figures' frames failed ({run.returncode})")
+
+
+def frames_of(edition: Edition, name: str) -> dict | None:
+    path = FRAMES / edition.lang / name / "frames.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+SUBSET_NOTE = {
+    "en": "{label}: drawn in advance for {values} only ({count} of its {total} values); "
+          "in JupyterLab the kernel draws every value.",
+    "ja": "{label}: 前もって描いたのは {values} の {count} 値だけです (全 {total} 値のうち)。"
+          "JupyterLab ではカーネルがすべての値を描きます。",
+}
+
+
+def live_html(widget: dict, name: str, number: int, lang: str) -> str:
+    """The notebook's controls (same labels, values and default) over the widget's frames.
+
+    site/_static/live-frames.js switches the frame and its text when a control changes; without
+    script the default frame stays. Sliders are range inputs over the drawn values (a readout
+    beside them), lists are selects, buttons are radio groups: all native, keyboard-operable,
+    named by their label.
+    """
+    uid = f"live-{number}"
+    esc = functools.partial(html.escape, quote=True)
+    rows, notes = [], []
+    for i, c in enumerate(widget["controls"]):
+        cid, default, drawn, labels = f"{uid}-{i}", c["default"], c["drawn"], c["labels"]
+        label = esc(c["label"])
+        if c["kind"].endswith("Slider"):
+            rows.append(
+                f'<div class="live-frames-control"><label for="{cid}">{label}</label> '
+                f'<input type="range" id="{cid}" data-control="{i}" min="0" '
+                f'max="{len(drawn) - 1}" step="1" value="{drawn.index(default)}" '
+                f'aria-valuetext="{esc(labels[default])}"> '
+                f'<output for="{cid}" class="live-frames-readout">{esc(labels[default])}</output></div>')
+        elif c["kind"] in {"Dropdown", "Select"}:
+            options = "".join(f'<option value="{j}"{" selected" if j == default else ""}>'
+                              f'{esc(labels[j])}</option>' for j in drawn)
+            rows.append(f'<div class="live-frames-control"><label for="{cid}">{label}</label> '
+                        f'<select id="{cid}" data-control="{i}">{options}</select></div>')
+        else:   # ToggleButtons, RadioButtons: one choice among buttons
+            buttons = "".join(
+                f'<label><input type="radio" name="{cid}" value="{j}"'
+                f'{" checked" if j == default else ""}> {esc(labels[j])}</label>' for j in drawn)
+            rows.append(f'<fieldset class="live-frames-control" data-control="{i}">'
+                        f'<legend>{label}</legend>{buttons}</fieldset>')
+        if len(drawn) < len(labels):
+            notes.append(SUBSET_NOTE[lang].format(
+                label=c["label"], values=", ".join(labels[j] for j in drawn), count=len(drawn),
+                total=len(labels)))
+    key = "-".join(str(c["default"]) for c in widget["controls"])
+    first = widget["frames"][key]
+    data = {"controls": [{x: c[x] for x in ("name", "label", "labels", "values", "default",
+                                             "drawn")} for c in widget["controls"]],
+            "frames": {k: [f["png"], f["text"]] for k, f in widget["frames"].items()}}
+    script = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    width, height = widget["size"]
+    subset = "".join(f'<p class="live-frames-subset">{esc(n)}</p>' for n in notes)
+    return (f'<div class="live-frames" id="{uid}" data-frames="{LIVE}/{name}/" data-shown="{key}">'
+            f'<script type="application/json" class="live-frames-data">{script}</script>'
+            f'<div class="live-frames-controls">{"".join(rows)}</div>{subset}'
+            f'<pre class="live-frames-text" aria-live="polite">{esc(first["text"])}</pre>'
+            f'<img class="live-frames-image" src="{LIVE}/{name}/{first["png"]}" '
+            f'alt="{esc(first["text"])}" width="{width}" height="{height}"></div>')
+
+
 # A Japanese notebook links a notebook that is not translated yet as ../NN_topic.ipynb (the
 # English one, scripts/translate.py): on the site that is the English page, outside this book.
 OUTSIDE_LINK = re.compile(r"\[([^\]]+)\]\(\.\./(\d\d_[a-z0-9_]+)\.ipynb(#[^)\s]*)?\)")
 
 
-def static_copy(path: Path, lang: str = "en", counterpart: str | None = None):
+def static_copy(path: Path, lang: str = "en", counterpart: str | None = None,
+                frames: dict | None = None):
     """The notebook with each widget output replaced by its note (HTML, and plain text).
 
     counterpart: the name of the same notebook in the other edition, linked at the top.
+    frames: its live figures' frames (site/frames.py's frames.json): each note is followed by
+    the controls over them.
     """
+    drawn = {w["cell"]: w for w in (frames or {}).get("widgets", [])}
     nb = nbformat.read(path, as_version=4)
     note_of = widget_note_ja if lang == "ja" else widget_note
     for cell in nb.cells:
@@ -222,10 +323,12 @@ def static_copy(path: Path, lang: str = "en", counterpart: str | None = None):
     for k, cell in enumerate(code):
         if not any(WIDGET_MIME in o.get("data", {}) for o in cell.get("outputs", [])):
             continue
-        note = note_of(cell, code[k + 1] if k + 1 < len(code) else None)
+        note = note_of(cell, code[k + 1] if k + 1 < len(code) else None, k in drawn)
+        shown = note_html(note)
+        if k in drawn:
+            shown += live_html(drawn[k], path.stem, k, lang)
         cell.outputs = [o for o in cell.outputs if WIDGET_MIME not in o.get("data", {})] + [
-            nbformat.v4.new_output("display_data",
-                                   data={"text/html": note_html(note), "text/plain": note})]
+            nbformat.v4.new_output("display_data", data={"text/html": shown, "text/plain": note})]
     return nb
 
 
@@ -305,7 +408,7 @@ def prepare(edition: Edition = EDITIONS[0]) -> list[str]:
     src.mkdir(parents=True, exist_ok=True)
     for name in names:
         nb = static_copy(edition.notebooks / f"{name}.ipynb", edition.lang,
-                         name if name in counterparts else None)
+                         name if name in counterparts else None, frames_of(edition, name))
         _write_if_changed(src / f"{name}.ipynb", (nbformat.writes(nb) + "\n").encode())
     for old in src.glob("*.ipynb"):
         if old.stem not in names:   # a notebook renamed or removed
@@ -356,11 +459,21 @@ def build(edition: Edition, argv: list[str]) -> tuple[int, list[str]]:
     return 0, names
 
 
+def _link(src, dst):
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
 def main(argv: list[str]) -> int:
     built = []
-    for edition in EDITIONS:
-        if edition.lang != "en" and not _names(edition.notebooks):
-            continue   # that edition has no notebook yet
+    editions = [e for e in EDITIONS if e.lang == "en" or _names(e.notebooks)]   # with notebooks
+    start = time.perf_counter()
+    draw_frames([e.notebooks / f"{name}.ipynb" for e in editions for name in _names(e.notebooks)])
+    drawn = time.perf_counter()
+    print(f"Live figures' frames ready in {drawn - start:.1f} s", flush=True)
+    for edition in editions:
         code, names = build(edition, argv)
         if code:
             return code
@@ -369,8 +482,14 @@ def main(argv: list[str]) -> int:
         shutil.rmtree(OUT)
     for edition, names in built:   # English first: the others go into folders inside it
         shutil.copytree(edition.src / "_build" / "html", edition.out)
+        for name in names:   # the frames, as hard links where the file system allows
+            frames = FRAMES / edition.lang / name
+            if any(frames.glob("*.webp")):
+                shutil.copytree(frames, edition.out / LIVE / name, copy_function=_link,
+                                ignore=shutil.ignore_patterns("frames.json"))
         print(f"Static edition of {len(names)} notebooks ({edition.lang}): "
               f"{edition.out.relative_to(ROOT)}/index.html")
+    print(f"Pages built in {time.perf_counter() - drawn:.1f} s")
     print("Open it in a browser, or serve build/site/ from any static host.")
     return 0
 

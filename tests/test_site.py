@@ -226,7 +226,7 @@ MATH_STATE_JS = """() => {
               .map(e => (e.getAttribute('data-mjx-error') || e.textContent).slice(0, 60)),
   };
 }"""
-IMAGES_JS = """() => [...document.querySelectorAll('.cell_output img')].map(i => ({
+IMAGES_JS = """() => [...document.querySelectorAll('.cell_output img:not(.live-frames-image)')].map(i => ({
   src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0}))"""
 RAW_TEX = re.compile(r"\$\$|\$[^$\s][^$\n]*\$|\\\(|\\\)|\\\[|\\\]|\\begin\{")
 
@@ -490,3 +490,245 @@ def test_japanese_widget_note_and_links_to_english_pages():
     one = nbformat.v4.new_code_cell('with_controls(live, b=widgets.IntSlider(description="pos"))')
     assert "で `pos` のスライダーを動かすと、図が" in build.widget_note_ja(one, None)
     assert build.OUTSIDE_LINK.sub(lambda m: m.group(2), "[次へ](../03_scaling.ipynb)") == "03_scaling"
+
+
+# --------------------------------------------------------------------------
+# Live figures without a kernel: the notebook's controls over frames drawn in advance
+# --------------------------------------------------------------------------
+
+WIDGET_NOTEBOOKS = [p for p in NOTEBOOKS + NOTEBOOKS_JA if _notebook_facts(p)["widgets"]]
+LIVE_DATA_JS = """() => [...document.querySelectorAll('.live-frames')].map(b => JSON.parse(
+  b.querySelector('script.live-frames-data').textContent))"""
+# What a box shows now: the option index each control is at (read from the controls themselves),
+# the frame's file, its alt text, the printed text, whether the image has loaded.
+LIVE_STATE_JS = """box => ({
+  at: [...box.querySelectorAll('[data-control]')].map(el => el.type === 'range'
+      ? JSON.parse(box.querySelector('script.live-frames-data').textContent)
+            .controls[Number(el.dataset.control)].drawn[Number(el.value)]
+      : Number(el.tagName === 'SELECT' ? el.value : el.querySelector('input:checked').value)),
+  src: box.querySelector('img.live-frames-image').getAttribute('src'),
+  alt: box.querySelector('img.live-frames-image').alt,
+  text: box.querySelector('.live-frames-text').textContent,
+  loaded: box.querySelector('img.live-frames-image').complete
+          && box.querySelector('img.live-frames-image').naturalWidth > 0,
+  shown: box.dataset.shown, ms: Number(box.dataset.switchMs || 'NaN')})"""
+SWITCH_MS = 100
+
+
+def _widget_cells(nb_path: Path):
+    """[(widget cell, next code cell or None)] of the stored notebook."""
+    import nbformat
+
+    nb = nbformat.read(nb_path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    return [(c, code[k + 1] if k + 1 < len(code) else None) for k, c in enumerate(code)
+            if any(WIDGET_MIME in o.get("data", {}) for o in c.get("outputs", []))]
+
+
+def _stored_updates(widget_cell, next_cell) -> list[tuple[dict, str]]:
+    """The literal `live.update(...)` calls printed by the cell after the widget, with the text
+    the notebook stores for that cell (what the kernel printed for those values)."""
+    import ast
+
+    live = next((n.args[0].id for n in ast.walk(ast.parse(widget_cell.source))
+                 if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "with_controls"
+                 and n.args and isinstance(n.args[0], ast.Name)), None)
+    if next_cell is None or live is None:
+        return []
+    calls = [n for n in ast.walk(ast.parse(next_cell.source)) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and n.func.attr == "update"
+             and getattr(n.func.value, "id", None) == live]
+    printed = "".join(o.get("text", "") for o in next_cell.outputs if o.output_type == "stream")
+    if len(calls) != 1:
+        return []
+    return [({kw.arg: ast.literal_eval(kw.value) for kw in calls[0].keywords}, printed.rstrip("\n"))]
+
+
+def _move_all(box, control: dict):
+    """Move the control through every drawn value, one step at a time, by the keyboard where
+    it has keys (sliders, button groups), yielding what was done after each step. Each control
+    is found by its role and its accessible name, the notebook's label."""
+    label, drawn = control["label"], control["drawn"]
+    slider = box.get_by_role("slider", name=label, exact=True)
+    select = box.get_by_role("combobox", name=label, exact=True)
+    group = box.get_by_role("group", name=label, exact=True)
+    if slider.count():
+        slider.focus()
+        for key in ["Home", *["ArrowRight"] * (len(drawn) - 1), "End", "Home"]:
+            slider.press(key)
+            yield key
+    elif select.count():
+        for j in [*drawn[1:], drawn[0]]:
+            select.select_option(str(j))
+            yield f"select {control['labels'][j]!r}"
+    else:
+        assert group.count(), f"no slider, list or button group named {label!r}"
+        radios = group.get_by_role("radio")
+        assert radios.count() == len(drawn), f"{label}: {radios.count()} buttons, {len(drawn)} values"
+        radios.nth(0).click()
+        yield "click the first button"
+        for _ in drawn[1:]:
+            box.page.keyboard.press("ArrowRight")   # within a radio group: the next button
+            yield "ArrowRight"
+
+
+@pytest.mark.skipif(not WIDGET_NOTEBOOKS, reason="no notebook with a widget")
+@pytest.mark.parametrize("nb", WIDGET_NOTEBOOKS or [None],
+                         ids=lambda p: (_edition(p)[1].replace("/", "-") + p.stem) if p else "none")
+def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
+    """Every control of every live figure, moved through every drawn value, shows the frame of
+    the values the controls show, with its text as printed text and alt text; the frame of the
+    values the next cell prints is the text the notebook stores for it; no request leaves the
+    site, no console error; each switch shows its frame within SWITCH_MS (median)."""
+    _, folder = _edition(nb)
+    url = f"{site_url}{folder}{nb.stem}.html"
+    page = visit.page
+    page.goto(url, wait_until="load", timeout=PAGE_MS)
+    datas = page.evaluate(LIVE_DATA_JS)
+    cells = _widget_cells(nb)
+    problems = []
+    if len(datas) != len(cells):
+        problems.append(f"{len(cells)} widget cell(s), {len(datas)} live figure(s) on the page")
+    times = []
+    seen, moved = collections.defaultdict(set), collections.defaultdict(set)
+    for w, (data, (cell, after)) in enumerate(zip(datas, cells, strict=False)):
+        box = page.locator(".live-frames").nth(w)
+        for values, printed in _stored_updates(cell, after):
+            key = "-".join(str(c["values"].index(values[c["name"]])) for c in data["controls"])
+            if data["frames"].get(key, [None, None])[1] != printed:
+                problems.append(f"figure {w + 1}: the frame for {values} says "
+                                f"{data['frames'].get(key, [None, None])[1]!r}, the notebook "
+                                f"stores {printed!r}")
+        state = page.evaluate(LIVE_STATE_JS, box.element_handle())
+        default = "-".join(str(c["default"]) for c in data["controls"])
+        if state["at"] != [c["default"] for c in data["controls"]] or not state["src"].endswith(
+                data["frames"][default][0]):
+            problems.append(f"figure {w + 1} does not open at the notebook's defaults: {state}")
+        for i, control in enumerate(data["controls"]):
+            before = state
+            for what in _move_all(box, control):
+                try:
+                    page.wait_for_function(
+                        "([box, key]) => box.dataset.shown === key",
+                        arg=[box.element_handle(), "-".join(map(str, page.evaluate(
+                            LIVE_STATE_JS, box.element_handle())["at"]))], timeout=10_000)
+                    state = page.evaluate(LIVE_STATE_JS, box.element_handle())
+                    key = "-".join(map(str, state["at"]))
+                except Exception as e:   # noqa: BLE001 - reported below with what was done
+                    problems.append(f"figure {w + 1}, {control['label']}: {what}: no frame shown ({e})")
+                    break
+                file, text = data["frames"][key]
+                if not (state["src"].endswith("/" + file) and state["alt"] == text
+                        and state["text"] == text and state["loaded"]):
+                    problems.append(f"figure {w + 1}, {control['label']}: {what}: shows "
+                                    f"{state['src']} / {state['text'][:60]!r}, not frame {key}")
+                if state["at"] != before["at"]:
+                    times.append(state["ms"])
+                    moved[w].add(i)
+                seen[w].add((state["src"], state["text"]))
+                before = state
+        frames = {tuple(f) for f in data["frames"].values()}
+        if len(frames) > 1 and len(seen[w]) < 2:
+            problems.append(f"figure {w + 1}: its figure and text never changed")
+        if moved[w] != {i for i, c in enumerate(data["controls"]) if len(c["drawn"]) > 1}:
+            problems.append(f"figure {w + 1}: controls {sorted(moved[w])} of "
+                            f"{len(data['controls'])} changed what it shows")
+    for f in {src for src in page.eval_on_selector_all(
+            "img.live-frames-image", "is => is.map(i => i.getAttribute('src'))")}:
+        if not _file_of(site_dir, url, f).is_file():
+            problems.append(f"{f} is not a file of the site")
+    times.sort()
+    if not times:
+        problems.append("no control changed the figure")
+    elif times[len(times) // 2] > SWITCH_MS:
+        problems.append(f"median switch {times[len(times) // 2]:.0f} ms > {SWITCH_MS} ms "
+                        f"(max {times[-1]:.0f} ms, {len(times)} switches)")
+    problems += visit.problems()
+    if problems:
+        pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems[:20]), pytrace=False)
+
+
+# A sample, since each needs its notebook run in a kernel: every kind of control (lists, buttons,
+# sliders of values and of integers, a thinned grid) and both editions.
+KERNEL_SAMPLE = ["04_masking", "12_rope_and_alibi", "ja/02_worked_example_3x2", "ja/10_learning_to_attend"]
+FRAMES_PER_FIGURE = 3
+PROBE = """
+import base64 as _b64, json as _json
+_rows = [r.children[0] if type(r).__name__ == "HBox" else r for r in _live_box.children[0].children]
+def _control(c):
+    if hasattr(c, "_options_labels"):
+        return [c.description, [str(x) for x in c._options_labels], c.index]
+    values = list(range(c.min, c.max + 1, c.step))
+    return [c.description, [str(v) for v in values], values.index(c.value)]
+_out = {"controls": [_control(c) for c in _rows], "frames": {}}
+for _key, _values in _json.loads(%r).items():
+    _text, _png = _live.render(**_values)
+    _out["frames"][_key] = [_text, _b64.b64encode(_png).decode()]
+print(_json.dumps(_out))
+"""
+
+
+def _kernel_draws(nb_path: Path, widget: int, live: str, wanted: dict) -> dict:
+    """Run the notebook in a kernel (as scripts/regenerate.py does) up to its widget cell, then
+    ask that kernel's live figure and controls for the frames `wanted` ({key: values})."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(nb_path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    k = [i for i, c in enumerate(code) if any(WIDGET_MIME in o.get("data", {})
+                                               for o in c.get("outputs", []))][widget]
+    run = nbformat.v4.new_notebook(metadata=nb.metadata)
+    run.cells = [nbformat.v4.new_code_cell(c.source, metadata=c.metadata) for c in code[:k + 1]]
+    run.cells.append(nbformat.v4.new_code_cell(f"_live_box, _live = _, {live}"))
+    run.cells.append(nbformat.v4.new_code_cell(PROBE % json.dumps(wanted)))
+    NotebookClient(run, timeout=300, startup_timeout=120, kernel_name="python3",
+                   allow_errors=True, resources={"metadata": {"path": str(nb_path.parent)}}).execute()
+    last = run.cells[-1].outputs
+    printed = "".join(o.get("text", "") for o in last if o.output_type == "stream")
+    assert printed, f"the kernel's probe failed: {last}"
+    return json.loads(printed)
+
+
+@pytest.mark.parametrize("name", KERNEL_SAMPLE)
+def test_frames_are_what_the_kernel_draws(name, site_dir):
+    """The page's controls are the kernel's (labels, values, default), and a sample of its frames
+    is pixel for pixel what the kernel's live figure renders for the same values."""
+    import io
+    import random
+
+    from PIL import Image
+
+    nb = ROOT / "notebooks" / f"{name}.ipynb"
+    _, folder = _edition(nb)
+    page = site_dir / f"{name}.html"
+    boxes = re.findall(r'<div class="live-frames" id="[^"]+" data-frames="([^"]+)"[^>]*>'
+                       r'<script type="application/json" class="live-frames-data">(.*?)</script>',
+                       page.read_text(encoding="utf-8"), re.S)
+    cells = _widget_cells(nb)
+    assert len(boxes) == len(cells) > 0, f"{name}: {len(cells)} widget cells, {len(boxes)} figures"
+    rng = random.Random(name)
+    for w, ((base, raw), (cell, _)) in enumerate(zip(boxes, cells, strict=True)):
+        import ast
+
+        data = json.loads(raw)
+        live = next(n.args[0].id for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Call)
+                    and getattr(n.func, "id", None) == "with_controls")
+        default = "-".join(str(c["default"]) for c in data["controls"])
+        keys = [default] + rng.sample(sorted(set(data["frames"]) - {default}),
+                                      min(FRAMES_PER_FIGURE - 1, len(data["frames"]) - 1))
+        wanted = {key: {c["name"]: c["values"][int(i)] for c, i in zip(data["controls"], key.split("-"), strict=True)}
+                  for key in keys}
+        kernel = _kernel_draws(nb, w, live, wanted)
+        assert kernel["controls"] == [[c["label"], c["labels"], c["default"]] for c in data["controls"]], (
+            f"{name} figure {w + 1}: the page's controls are not the kernel's")
+        for key in keys:
+            text, png = kernel["frames"][key]
+            file, shown_text = data["frames"][key]
+            assert shown_text == text, f"{name} figure {w + 1} frame {wanted[key]}: text differs"
+            ours = Image.open(site_dir / folder / base / file)
+            theirs = Image.open(io.BytesIO(base64.b64decode(png)))
+            assert ours.size == theirs.size and ours.convert("RGBA").tobytes() == \
+                theirs.convert("RGBA").tobytes(), (
+                    f"{name} figure {w + 1} frame {wanted[key]}: {file} is not, pixel for pixel, "
+                    "what the kernel draws")
