@@ -34,6 +34,10 @@ Measures, in one run, and prints a table of:
    04 and 10) against one strict nbval pass over both editions, in the same run
    (scripts/bench_test_step.py).
 
+10. the static edition with its live figures' frames (scripts/bench_site.py): `dev.py site`
+    from scratch (<= 90 s) and again unchanged (no frame redrawn), the site's size (<= 100 MB),
+    and in Chromium a slider step to its frame (<= 100 ms, the slowest).
+
 Item 1 also prints, not as a target, the nbval time of 00-09 at the course's figure resolution
 and at its former one (80 dpi, 11 pt).
 
@@ -45,8 +49,8 @@ between the bench markers in docs/benchmarks.md. Options: --skip-browser, --skip
 
 This file is the entry point: each item is a module of its own beside it (bench_nbval.py for 1,
 bench_widgets.py 2, bench_browser.py 3, bench_torch.py 4, bench_tiled.py 5, bench_suite.py 6,
-bench_hub.py 7, bench_banded.py 8, bench_test_step.py 9), and bench_report.py holds what they
-share: the recorded rows, the machine and the writing of the results.
+bench_hub.py 7, bench_banded.py 8, bench_test_step.py 9, bench_site.py 10), and bench_report.py
+holds what they share: the recorded rows, the machine and the writing of the results.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ import bench_banded
 import bench_browser
 import bench_hub
 import bench_nbval
+import bench_site
 import bench_suite
 import bench_test_step
 import bench_tiled
@@ -80,7 +85,7 @@ def main() -> int:
                     help="item 6: best of N alternating serial/parallel pairs (default 2)")
     ap.add_argument("--skip-hub", action="store_true", help="leave out item 7 (the hub)")
     ap.add_argument("--hub-students", default=bench_hub.HUB_STUDENTS, help="item 7: class sizes")
-    ap.add_argument("--only", default="1,2,3,4,5,6,7,8,9")
+    ap.add_argument("--only", default="1,2,3,4,5,6,7,8,9,10")
     args = ap.parse_args()
     only = {int(x) for x in args.only.split(",")}
     print(machine(), "\n")
@@ -103,9 +108,11 @@ def main() -> int:
     if 9 in only and not args.skip_suite:
         bench_test_step.bench_test_step(record, bench_suite.suite_seconds,
                                         dict(os.environ, **bench_suite.CI_ENV))
+    if 10 in only:
+        bench_site.bench_site()
     if 7 in only and not args.skip_hub:
         bench_hub.bench_hub([int(x) for x in args.hub_students.split(",")])
-    partial = (only != {1, 2, 3, 4, 5, 6, 7, 8, 9} or args.skip_nbval or args.skip_old_resolution
+    partial = (only != {1, 2, 3, 4, 5, 6, 7, 8, 9, 10} or args.skip_nbval or args.skip_old_resolution
                or args.skip_suite or args.skip_hub)
     write_results(partial)
     return 0

@@ -437,8 +437,9 @@ def prepare(edition: Edition = EDITIONS[0]) -> list[str]:
     return names
 
 
-def build(edition: Edition, argv: list[str]) -> tuple[int, list[str]]:
-    """Build one edition's HTML into its source folder's _build/html; (return code, names)."""
+def start_build(edition: Edition, argv: list[str]):
+    """Start building one edition's HTML into its source folder's _build/html; returns the
+    notebooks' names and finish(), which waits for it and returns its return code."""
     names = prepare(edition)
     src = edition.src
     jb = Path(sys.executable).parent / "jupyter-book"
@@ -449,14 +450,25 @@ def build(edition: Edition, argv: list[str]) -> tuple[int, list[str]]:
         shutil.rmtree(src / "_build", ignore_errors=True)
     # -W: a warning (a broken link between notebooks, say) fails the build
     # Its own summary names build/site-src/_build: shown only when the build fails
-    run = subprocess.run([jb, "build", src, "--builder", "html", "-W", "--keep-going", "--quiet",
-                          *argv], stdout=subprocess.PIPE, text=True)
-    if run.returncode:
-        print(run.stdout)
-        return run.returncode, names
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(shared)
-    return 0, names
+    run = subprocess.Popen([jb, "build", src, "--builder", "html", "-W", "--keep-going",
+                            "--quiet", *argv], stdout=subprocess.PIPE, text=True)
+
+    def finish() -> int:
+        out, _ = run.communicate()
+        if run.returncode:
+            print(out)
+            return run.returncode
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(shared)
+        return 0
+
+    return names, finish
+
+
+def build(edition: Edition, argv: list[str]) -> tuple[int, list[str]]:
+    """Build one edition's HTML into its source folder's _build/html; (return code, names)."""
+    names, finish = start_build(edition, argv)
+    return finish(), names
 
 
 def _link(src, dst):
@@ -467,17 +479,17 @@ def _link(src, dst):
 
 
 def main(argv: list[str]) -> int:
-    built = []
     editions = [e for e in EDITIONS if e.lang == "en" or _names(e.notebooks)]   # with notebooks
     start = time.perf_counter()
     draw_frames([e.notebooks / f"{name}.ipynb" for e in editions for name in _names(e.notebooks)])
     drawn = time.perf_counter()
     print(f"Live figures' frames ready in {drawn - start:.1f} s", flush=True)
-    for edition in editions:
-        code, names = build(edition, argv)
-        if code:
-            return code
-        built.append((edition, names))
+    # Sphinx uses one core: the editions are built side by side
+    started = [(edition, *start_build(edition, argv)) for edition in editions]
+    codes = [finish() for _, _, finish in started]   # each waited for, even after a failure
+    if any(codes):
+        return next(code for code in codes if code)
+    built = [(edition, names) for edition, names, _ in started]
     if OUT.exists():
         shutil.rmtree(OUT)
     for edition, names in built:   # English first: the others go into folders inside it

@@ -680,7 +680,10 @@ def _kernel_draws(nb_path: Path, widget: int, live: str, wanted: dict) -> dict:
                                                for o in c.get("outputs", []))][widget]
     run = nbformat.v4.new_notebook(metadata=nb.metadata)
     run.cells = [nbformat.v4.new_code_cell(c.source, metadata=c.metadata) for c in code[:k + 1]]
-    run.cells.append(nbformat.v4.new_code_cell(f"_live_box, _live = _, {live}"))
+    # The widget cell's value, the VBox of with_controls: from Out, since `_` stops following
+    # results once a notebook assigns it (notebook 10 does)
+    run.cells.append(nbformat.v4.new_code_cell(
+        f"_live_box, _live = Out[max(Out)], {live}\nassert type(_live_box).__name__ == 'VBox'"))
     run.cells.append(nbformat.v4.new_code_cell(PROBE % json.dumps(wanted)))
     NotebookClient(run, timeout=300, startup_timeout=120, kernel_name="python3",
                    allow_errors=True, resources={"metadata": {"path": str(nb_path.parent)}}).execute()

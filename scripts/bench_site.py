@@ -1,0 +1,116 @@
+"""Bench item 10: the static edition with its live figures' frames (site/build.py, site/frames.py).
+
+- `python3 dev.py site` from scratch (build/site*, the frames and the Sphinx sources removed):
+  wall time, target <= 90 s; and the part of it that drew the frames;
+- the same again with no notebook changed: wall time, and that no frame was redrawn;
+- the size of build/site (both editions, every file counted once): target <= 100 MB;
+- in headless Chromium, served on 127.0.0.1, offline: every slider of every live figure of both
+  editions stepped through its drawn values by the keyboard; the time from each key's input
+  event to the first animation frame after the new frame, its text and alt are in place
+  (live-frames.js writes it into data-switch-ms): target <= 100 ms for the slowest.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+from bench_report import ROOT, record
+
+BUILD = ROOT / "build"
+
+
+def _site(what: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    run = subprocess.run([sys.executable, ROOT / "dev.py", "site"], cwd=ROOT, capture_output=True,
+                         text=True)
+    took = time.perf_counter() - start
+    if run.returncode:
+        raise RuntimeError(f"{what} `python3 dev.py site` failed:\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
+    return took, run.stdout
+
+
+def _size(folder) -> int:
+    seen, total = set(), 0
+    for f in folder.rglob("*"):
+        if f.is_file():
+            st = f.stat()
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_size
+    return total
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # the base class's name
+        pass
+
+
+def _switch_times(site) -> list[float]:
+    from playwright.sync_api import sync_playwright
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/"
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("[0-9][0-9]_*.html")
+                   if "live-frames-data" in p.read_text(encoding="utf-8"))
+    times = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
+            context = browser.new_context()
+            context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(url)
+                          else r.abort())
+            page = context.new_page()
+            for name in pages:
+                page.goto(url + name, wait_until="load")
+                sliders = page.locator(".live-frames input[type=range]")
+                for k in range(sliders.count()):
+                    slider = sliders.nth(k)
+                    box = slider.locator("xpath=ancestor::div[contains(@class,'live-frames')][1]")
+                    slider.focus()
+                    slider.press("Home")
+                    for _ in range(int(slider.get_attribute("max"))):
+                        before = box.get_attribute("data-shown")
+                        slider.press("ArrowRight")
+                        page.wait_for_function("([b, k]) => b.dataset.shown !== k",
+                                               arg=[box.element_handle(), before], timeout=10_000)
+                        times.append(float(box.get_attribute("data-switch-ms")))
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return times
+
+
+def bench_site() -> None:
+    print("10. the static edition with its live figures' frames")
+    for old in ("site", "site-src", "site-src-ja", "site-frames"):
+        shutil.rmtree(BUILD / old, ignore_errors=True)
+    scratch, out = _site("from scratch:")
+    frames = re.search(r"frames ready in ([\d.]+) s", out)
+    record(10, "dev.py site from scratch (both editions, frames drawn)", f"{scratch:.1f} s",
+           "<= 90 s", scratch <= 90)
+    print(f"  of which the frames: {frames.group(1) if frames else '?'} s")
+    again, out = _site("unchanged:")
+    redrawn = re.findall(r"^\s+\S+: \d+ frames in", out, re.M)
+    record(10, "dev.py site again, no notebook changed", f"{again:.1f} s, {len(redrawn)} redrawn",
+           "0 redrawn", not redrawn)
+    size = _size(BUILD / "site")
+    frames_size = _size(BUILD / "site" / "_live") + _size(BUILD / "site" / "ja" / "_live")
+    record(10, "build/site, both editions", f"{size / 1e6:.1f} MB ({frames_size / 1e6:.1f} frames)",
+           "<= 100 MB", size <= 100e6)
+    times = _switch_times(BUILD / "site")
+    if not times:
+        record(10, "slider step to its frame in Chromium", "no slider", "<= 100 ms", False)
+        return
+    record(10, f"slider step to its frame in Chromium ({len(times)} steps)",
+           f"median {statistics.median(times):.0f} ms, max {max(times):.0f}", "<= 100 ms",
+           max(times) <= 100)
