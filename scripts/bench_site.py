@@ -71,10 +71,10 @@ def _switch_times(site) -> list[float]:
             page = context.new_page()
             for name in pages:
                 page.goto(url + name, wait_until="load")
-                sliders = page.locator(".live-frames input[type=range]")
-                for k in range(sliders.count()):
-                    slider = sliders.nth(k)
-                    box = slider.locator("xpath=ancestor::div[contains(@class,'live-frames')][1]")
+                boxes = page.locator("div.live-frames")
+                for box, k in [(boxes.nth(b), k) for b in range(boxes.count())
+                               for k in range(boxes.nth(b).locator("input[type=range]").count())]:
+                    slider = box.locator("input[type=range]").nth(k)
                     slider.focus()
                     slider.press("Home")
                     for _ in range(int(slider.get_attribute("max"))):

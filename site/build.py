@@ -316,9 +316,11 @@ def static_copy(path: Path, lang: str = "en", counterpart: str | None = None,
                 cell.source)
     if counterpart:
         href, label, hreflang = EDITION_LINK[lang]
+        # A fixed id: nbformat would make a random one, rewriting every page's copy on every
+        # build, and Sphinx would rebuild every page when no notebook changed
         nb.cells.insert(0, nbformat.v4.new_markdown_cell(
             f'<p class="course-edition-link"><a href="{href.format(name=counterpart)}" '
-            f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>'))
+            f'hreflang="{hreflang}" lang="{hreflang}">{label}</a></p>', id="course-edition-link"))
     code = [c for c in nb.cells if c.cell_type == "code"]
     for k, cell in enumerate(code):
         if not any(WIDGET_MIME in o.get("data", {}) for o in cell.get("outputs", [])):

@@ -735,3 +735,14 @@ def test_frames_are_what_the_kernel_draws(name, site_dir):
                 theirs.convert("RGBA").tobytes(), (
                     f"{name} figure {w + 1} frame {wanted[key]}: {file} is not, pixel for pixel, "
                     "what the kernel draws")
+
+
+def test_page_copies_are_the_same_from_build_to_build():
+    """What build/site-src gets from a notebook is the same bytes every time: otherwise every
+    page's copy is rewritten on every build and Sphinx rebuilds all pages when none changed."""
+    import nbformat
+
+    build = _site_build_module()
+    nb = next(p for p in NOTEBOOKS if p.stem in {q.stem for q in NOTEBOOKS_JA})
+    copies = [nbformat.writes(build.static_copy(nb, "en", nb.stem)) for _ in range(2)]
+    assert copies[0] == copies[1]
