@@ -46,11 +46,21 @@ MAX_VALUES = 25
 WORKERS = 2
 
 
+def course_code() -> list[Path]:
+    """The course's own modules: those pyproject.toml installs (py-modules and packages)."""
+    import tomllib
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    setuptools = found["tool"]["setuptools"]
+    return ([ROOT / f"{name}.py" for name in setuptools.get("py-modules", [])]
+            + [f for name in setuptools.get("packages", []) for f in (ROOT / name).rglob("*.py")])
+
+
 def inputs_hash(notebook: Path) -> str:
-    """What a notebook's frames depend on: the notebook, the course's code, this drawer."""
+    """What a notebook's frames depend on: the notebook, the course's code and catalogs, this
+    drawer."""
     h = hashlib.sha256(notebook.read_bytes())
-    for f in sorted([*ROOT.glob("attention_*.py"), *(ROOT / "course").glob("*.py"),
-                     Path(__file__), *(ROOT / "locale").rglob("*.po")]):
+    for f in sorted([*course_code(), Path(__file__), *(ROOT / "locale").rglob("*.po")]):
         h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
 

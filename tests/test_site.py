@@ -746,3 +746,28 @@ def test_page_copies_are_the_same_from_build_to_build():
     nb = next(p for p in NOTEBOOKS if p.stem in {q.stem for q in NOTEBOOKS_JA})
     copies = [nbformat.writes(build.static_copy(nb, "en", nb.stem)) for _ in range(2)]
     assert copies[0] == copies[1]
+
+
+def test_thinned_grids_keep_the_defaults_and_fit():
+    """site/frames.py's subset: every value while a figure is small; beyond that, sliders only,
+    every k-th value with both ends, the default and the values a later cell prints, and at most
+    MAX_FRAMES frames where sliders can be thinned that far."""
+    import importlib.util
+    import math
+
+    spec = importlib.util.spec_from_file_location("site_frames", ROOT / "site" / "frames.py")
+    frames = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(frames)
+
+    def control(kind, n, default):
+        return {"kind": kind, "values": list(range(n)), "default": default}
+
+    small = [control("SelectionSlider", 11, 9), control("ToggleButtons", 4, 3)]
+    assert frames.thin(small, [[9], [3]]) == [list(range(11)), list(range(4))]
+    big = [control("IntSlider", 101, 5), control("IntSlider", 65, 3), control("SelectionSlider", 5, 3)]
+    drawn = frames.thin(big, [[5, 7], [3], [3]])
+    assert math.prod(map(len, drawn)) <= frames.MAX_FRAMES
+    for c, d, required in zip(big, drawn, [[5, 7], [3], [3]], strict=True):
+        assert {0, len(c["values"]) - 1, *required} <= set(d) and d == sorted(set(d))
+    buttons = [control("ToggleButtons", 30, 0), control("Dropdown", 30, 0)]
+    assert frames.thin(buttons, [[0], [0]]) == [list(range(30))] * 2   # never thinned
