@@ -42,6 +42,8 @@ document.addEventListener("DOMContentLoaded", () => {
       if (key !== data.controls.map((_, i) => index(i)).join("-")) return;   // changed meanwhile
       const [file, printed] = data.frames[key];
       img.src = box.dataset.frames + file;
+      await img.decode().catch(() => {});   // the page's own image ready to paint, then the text
+      if (key !== data.controls.map((_, i) => index(i)).join("-")) return;
       img.alt = printed;
       text.textContent = printed;
       requestAnimationFrame(() => {
