@@ -124,7 +124,8 @@ def write_results(partial: bool = False) -> None:
              3: "browser latency; Run All in JupyterLab", 4: "core vs torch sdpa (float64)", 5: "tiled vs naive, n = 16384",
              6: "test step, parallel vs serial",
              7: "a class on one server (hub)", 8: "banded tiled attention, time per query",
-             9: "test step, quick run, one notebook vs one nbval pass"}
+             9: "test step, quick run, one notebook vs one nbval pass",
+             10: "static site with live frames: build, size, switch"}
     short = ["| # | measurement | target | met | worst case |", "|---|---|---|---|---|"]
     for item in sorted({r[0] for r in rows}):
         mine = [r for r in rows if r[0] == item]
