@@ -315,7 +315,9 @@ def cmd_site(args: list[str]) -> int:
     ensure_site_env()
     # The live figures' frames are drawn by the notebooks' own code, with the course's
     # interpreter and the environment its kernels have (site/frames.py)
-    course_py = venv_python(ensure_env(test=False))
+    # (COURSE_PYTHON: another course environment, e.g. .venv-lowest in tests/test_site.py)
+    given = os.environ.get("COURSE_PYTHON")
+    course_py = Path(given) if given else venv_python(ensure_env(test=False))
     if args == ["--setup"]:   # install only (.ci/run)
         return 0
     env = dict(os.environ, **DETERMINISTIC_ENV, **simd_env(course_py), COURSE_PYTHON=str(course_py))

@@ -56,10 +56,21 @@ def course_code() -> list[Path]:
             + [f for name in setuptools.get("packages", []) for f in (ROOT / name).rglob("*.py")])
 
 
+def drawing_versions() -> str:
+    """The interpreter and the libraries that draw the frames (run in the course's interpreter):
+    frames drawn by another environment (.venv against .venv-lowest) are not kept."""
+    from importlib.metadata import version
+
+    return " ".join([sys.version.split()[0]]
+                    + [f"{name}=={version(name)}" for name in ("numpy", "matplotlib", "pillow",
+                                                               "ipywidgets", "ipython")])
+
+
 def inputs_hash(notebook: Path) -> str:
     """What a notebook's frames depend on: the notebook, the course's code and catalogs, this
-    drawer."""
+    drawer, and the versions that draw them."""
     h = hashlib.sha256(notebook.read_bytes())
+    h.update(drawing_versions().encode() + b"\0")
     for f in sorted([*course_code(), Path(__file__), *(ROOT / "locale").rglob("*.po")]):
         h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes())
     return h.hexdigest()

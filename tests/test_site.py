@@ -33,6 +33,7 @@ import functools
 import hashlib
 import html.parser
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -108,8 +109,12 @@ def site_dir(tmp_path_factory):
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)   # another test process may build at the same time
         t = time.perf_counter()
+        # The frames are drawn by the interpreter these tests' kernels run (.venv, or
+        # .venv-lowest in `dev.py test --lowest`): test_frames_are_what_the_kernel_draws compares
+        # them pixel for pixel with this environment's kernel
         run = subprocess.run([sys.executable, str(ROOT / "dev.py"), "site"], cwd=ROOT,
-                             capture_output=True, text=True)
+                             capture_output=True, text=True,
+                             env=dict(os.environ, COURSE_PYTHON=sys.executable))
         seconds = time.perf_counter() - t
         if run.returncode:
             pytest.fail(f"`python3 dev.py site` failed ({run.returncode}) after {seconds:.0f} s:\n"
