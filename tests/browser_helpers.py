@@ -56,6 +56,7 @@ WIDGETS_MS = 120_000
 CONTROL_MS = 90_000
 
 KERNEL_STATUS = "#jp-main-statusbar span[title^='Change kernel']"
+PROMPTS = ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt"   # the code cells' [n]: prompts
 STDERR_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
 LIVE_BOX = ".jupyter-widgets.widget-vbox:has(> .live-figure-text)"
 # Anything a person can operate; used to find controls nobody wired to a live figure.
@@ -254,7 +255,7 @@ class LabServer(LocalServer):
 
 # Run All is finished when every code cell carries a number and the kernel is idle, or
 # when execution stopped at an error (later cells aborted, nothing pending).
-RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
+RUN_STATE_JS = """([statusSel, stderrSel, tbSource, before]) => {
   const tb = new RegExp(tbSource, 'm');
   const status = (document.querySelector(statusSel)?.textContent || '').trim();
   if (/\\|\\s*(Dead|Unknown)$/.test(status)) return 'kernel ' + status;
@@ -263,6 +264,10 @@ RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
   const idle = /\\|\\s*Idle$/.test(status);
   const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
     .map(p => p.textContent.trim());
+  // going on after a stop: until the prompts differ from the stop's (for at most 10 s), the run
+  // has not started, and the page still shows the previous stop
+  if (before !== null && prompts.join(' ') === before && Date.now() - window.__waitStart < 10000)
+    return false;
   if (idle && prompts.every(p => /^\\[\\d+\\]:$/.test(p))) return 'done';
   const pending = prompts.some(p => p.includes('*'));
   const errorShown = [...document.querySelectorAll(stderrSel)].some(o => tb.test(o.textContent));
@@ -281,7 +286,8 @@ RUN_STATE_JS = """([statusSel, stderrSel, tbSource]) => {
 }"""
 
 # Each wait for the run state starts the stuck-picture clock afresh.
-RESET_RUN_STATE_JS = "() => { window.__stuckPicture = null; window.__stuckSince = null; }"
+RESET_RUN_STATE_JS = """() => { window.__stuckPicture = null; window.__stuckSince = null;
+                               window.__waitStart = Date.now(); }"""
 
 # Every widget view rendered: no placeholder left, every live figure has text, a loaded image
 # and all its controls.
@@ -647,44 +653,78 @@ class NotebookRun:
         """Clear the stored outputs (their numbers would look like a finished run), then Run All."""
         self.menu("Edit", "editmenu:clear-all")
         self.page.wait_for_function(
-            """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
+            f"""() => [...document.querySelectorAll('{PROMPTS}')]
                      .every(p => p.textContent.trim() === '[ ]:')""", timeout=WIDGETS_MS, polling=POLL_MS)
         t = time.perf_counter()
         self.menu("Run", "runmenu:run-all")
         state = self.wait_run_state()
+        self.run_trace = [f"Run All: {state} at {self.prompt_summary()}"]
         # JupyterLab stops Run All at the first error, even in a cell tagged raises-exception:
         # go on from the first cell that did not run (Run > Run Selected Cell and All Below), as
-        # a learner does, so that the cells after an expected error are checked too.
-        for _ in range(sum(e.raises for e in self.expect)):
-            if state != "stopped":
-                break
-            prompts = ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt"
-            first = self.page.evaluate(f"""() => [...document.querySelectorAll('{prompts}')]
-                .findIndex(p => ['[ ]:', '[*]:'].includes(p.textContent.trim()))""")  # not run
+        # a learner does, so that the cells after an expected error are checked too. Each go
+        # must move the first cell not run further down: a click that did not make that cell
+        # the active one, or a run that did not start, is tried again (at most twice), and a
+        # failure to go on fails the test, because the cells after the error must be checked.
+        tries, last = 0, None
+        while state == "stopped":
+            first = self.first_not_run()
             if first < 0:  # the error was in the last code cell: nothing is left to run
                 break
-            # A failure to go on fails the test: the cells after the error must be checked too
-            self.page.locator(prompts).nth(first).click(timeout=10_000)
+            tries = tries + 1 if first == last else 0
+            if tries > 2:
+                break
+            last = first
+            self.activate_code_cell(first)
+            before = " ".join(self.prompts())
             self.menu("Run", "notebook:run-all-below")
-            state = self.wait_run_state()
+            state = self.wait_run_state(before)
+            self.run_trace.append(f"from code cell {first + 1}: {state} at {self.prompt_summary()}")
         self.timings["run_all_s"] = time.perf_counter() - t
         self.run_state = state
         assert state in {"done", "stopped"}, f"{self.name}: Run All did not finish: {state}"
 
-    def wait_run_state(self) -> str:
+    def first_not_run(self) -> int:
+        """The position among the code cells of the first one with no number ([ ] or [*]), or -1."""
+        return self.page.evaluate(f"""() => [...document.querySelectorAll('{PROMPTS}')]
+            .findIndex(p => ['[ ]:', '[*]:'].includes(p.textContent.trim()))""")
+
+    def activate_code_cell(self, index: int) -> None:
+        """Click the prompt of the code cell at `index` and wait until that cell is the active
+        one; a second click if the first did not take (on a busy page it sometimes does not)."""
+        is_active = f"""() => document.querySelectorAll('{PROMPTS}')[{index}]
+            ?.closest('.jp-Cell')?.classList.contains('jp-mod-active')"""
+        for _ in range(2):
+            self.page.locator(PROMPTS).nth(index).click(timeout=10_000)
+            try:
+                self.page.wait_for_function(is_active, timeout=5_000, polling=POLL_MS)
+                return
+            except Exception as exc:  # try once more; the run that follows shows the outcome
+                if "Timeout" not in type(exc).__name__:
+                    raise
+
+    def prompt_summary(self) -> str:
+        """The code cells' prompts in short: the numbered ones as a count, the rest by position."""
+        prompts = self.prompts()
+        other = [f"{i + 1}{p}" for i, p in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:", p)]
+        return f"{len(prompts) - len(other)} numbered, others: {' '.join(other) or 'none'}"
+
+    def prompts(self) -> list[str]:
+        """Every code cell's prompt as shown: '[3]:', '[*]:' or '[ ]:'."""
+        return self.page.evaluate(f"""() => [...document.querySelectorAll('{PROMPTS}')]
+                                  .map(p => p.textContent.trim())""")
+
+    def wait_run_state(self, before: str | None = None) -> str:
         """Wait until Run All is done or stopped at an error; if it is neither within RUN_ALL_MS,
         say what the page shows (kernel status, every prompt) and keep a screenshot."""
         self.page.evaluate(RESET_RUN_STATE_JS)
         try:
             return self.page.wait_for_function(
-                RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern],
+                RUN_STATE_JS, arg=[KERNEL_STATUS, STDERR_OUTPUT, TRACEBACK_RE.pattern, before],
                 timeout=RUN_ALL_MS, polling=POLL_MS).json_value()
         except Exception as exc:  # a timeout: report the page's state instead
             if "Timeout" not in type(exc).__name__:
                 raise
-            prompts = self.page.evaluate(
-                """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')]
-                         .map(p => p.textContent.trim())""")
+            prompts = self.prompts()
             self.page.screenshot(path=str(self.artifacts / f"{self.stem}-run-all-stuck.png"),
                                  full_page=True)
             return (f"neither done nor stopped after {RUN_ALL_MS / 1000:.0f} s: kernel status "

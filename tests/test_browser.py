@@ -248,7 +248,9 @@ def test_notebook_in_jupyterlab(name, lab_server, lab_page, latency_report):
         problems.append("the page needed the network: " + ", ".join(remote[:10]))
     if problems:
         page_errors = "\n".join(console_errors[-5:])
+        trace = "\n".join(getattr(run, "run_trace", []))
         pytest.fail(f"{name}:\n- " + "\n- ".join(problems)
+                    + (f"\n(how Run All went:\n{trace})" if trace else "")
                     + (f"\n(browser console errors, last 5:\n{page_errors})" if page_errors else "")
                     + f"\nscreenshots: {ARTIFACTS.relative_to(ROOT)}/{run.stem}-*.png",
                     pytrace=False)
