@@ -1,5 +1,8 @@
 """A server process of our own on 127.0.0.1: free port, start, wait until it answers, stop, log.
 
+`serving(folder)` serves a folder of static files in a thread of the caller's own process (the
+static edition, for its tests and its benchmark).
+
 One class for the three servers the repository starts: the class's JupyterHub (hubctl.Hub, also
 started by tests/test_hub.py and scripts/bench.py), and the tests' JupyterLab
 (tests/browser_helpers.py) and Voila (tests/test_present.py). A subclass says what to run
@@ -25,12 +28,15 @@ tests and the benchmark put hub/ on sys.path as they do for hubctl. Standard lib
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 START_S = 120       # upper bounds only: start() returns as soon as the server answers
@@ -41,6 +47,27 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # the base class's name: no line per request
+        pass
+
+
+@contextlib.contextmanager
+def serving(folder):
+    """Serve `folder` on 127.0.0.1 at a free port, in a thread; yield its URL (ending in /);
+    stop the server when the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_QuietHandler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 def _parent_death_signal():

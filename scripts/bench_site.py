@@ -12,17 +12,17 @@
 
 from __future__ import annotations
 
-import functools
 import re
 import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 from bench_report import ROOT, record
+
+sys.path.insert(0, str(ROOT / "hub"))
+from localserver import serving  # noqa: E402  (hub/: the site's tests serve it with it too)
 
 BUILD = ROOT / "build"
 
@@ -48,21 +48,13 @@ def _size(folder) -> int:
     return total
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # the base class's name
-        pass
-
-
 def _switch_times(site) -> list[float]:
     from playwright.sync_api import sync_playwright
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/"
-    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("[0-9][0-9]_*.html")
-                   if "live-frames-data" in p.read_text(encoding="utf-8"))
-    times = []
-    try:
+    with serving(site) as url:
+        pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("[0-9][0-9]_*.html")
+                       if "live-frames-data" in p.read_text(encoding="utf-8"))
+        times = []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True)
             context = browser.new_context()
@@ -84,9 +76,6 @@ def _switch_times(site) -> list[float]:
                                                arg=[box.element_handle(), before], timeout=10_000)
                         times.append(float(box.get_attribute("data-switch-ms")))
             browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
     return times
 
 

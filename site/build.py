@@ -41,6 +41,9 @@ from typing import NamedTuple
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import translate  # noqa: E402  (scripts/: the Japanese edition's catalogs, read one way)
+
 SITE = ROOT / "site"
 NOTEBOOKS = ROOT / "notebooks"
 SRC = ROOT / "build" / "site-src"
@@ -115,19 +118,16 @@ ACTIONS_JA = [
 
 @functools.cache
 def _catalog_ja():
-    """The course's Japanese catalog, read with Babel (Sphinx's own dependency, in .venv-site)."""
-    from babel.messages.pofile import read_po
-
-    with (ROOT / "locale" / "ja" / "LC_MESSAGES" / "course.po").open("rb") as f:
-        return read_po(f)
+    """The course's Japanese catalog, read as scripts/translate.py reads it (Babel, Sphinx's own
+    dependency, is in .venv-site)."""
+    return translate.read_catalog(ROOT / "locale" / "ja" / "LC_MESSAGES" / "course.po")
 
 
 def _control_label_ja(label: str) -> str:
     """A control's label as the Japanese edition shows it: course.live.with_controls() translates
     it with the course's catalog (locale/ja/LC_MESSAGES/course.po), as gettext would: a missing,
     empty or fuzzy translation leaves the English; symbols stay as they are."""
-    message = _catalog_ja().get(label)
-    return message.string if message and message.string and not message.fuzzy else label
+    return translate.translation(_catalog_ja(), label) or label
 
 
 def _phrases_ja(controls: list[tuple[str, str]]) -> list[str]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import base64
 import collections
 import fcntl
-import functools
 import hashlib
 import html.parser
 import json
@@ -38,9 +37,7 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -48,6 +45,7 @@ import pytest
 from required import require
 
 import browser_helpers as bh
+from localserver import serving  # hub/, on sys.path through browser_helpers
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(ROOT.glob("notebooks/[0-9][0-9]_*.ipynb"))
@@ -123,23 +121,10 @@ def site_dir(tmp_path_factory):
     return copy
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # the base class's name
-        pass
-
-
 @pytest.fixture(scope="module")
 def site_url(site_dir):
-    server = ThreadingHTTPServer(("127.0.0.1", 0),
-                                 functools.partial(_QuietHandler, directory=str(site_dir)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with serving(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
