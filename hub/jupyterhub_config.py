@@ -48,7 +48,7 @@ c.JupyterHub.hub_port = int(os.environ.get("AN_HUB_HUB_PORT", "8081"))
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{os.environ.get('AN_HUB_PROXY_API_PORT', '8001')}"
 c.ConfigurableHTTPProxy.command = [
     os.environ.get("AN_HUB_PROXY", str(HERE / "node_modules" / ".bin" / "configurable-http-proxy"))]
-c.Spawner.ip = "127.0.0.1"  # each student's server (on a random free port)
+c.Spawner.ip = "127.0.0.1"  # each student's server (on a free port below the ephemeral range)
 
 # --- state: nothing written next to this file -------------------------------------------------
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
@@ -86,7 +86,10 @@ if admins:
 # <ENV>/bin/sudospawner-singleuser (hub/sudospawner-singleuser, installed by --setup): the memory
 # limit, PYTHONPATH to the student's copy (the mediator drops the hub's PYTHONPATH), then
 # jupyterhub-singleuser.
-c.JupyterHub.spawner_class = "sudospawner.SudoSpawner"
+# ClassSudoSpawner (hub/classspawner.py) is sudospawner with each server's port chosen below the
+# ephemeral range, where no kernel's socket can take it before the server binds it.
+sys.path.insert(0, str(HERE))
+c.JupyterHub.spawner_class = "classspawner.ClassSudoSpawner"
 c.SudoSpawner.sudospawner_path = str(ENV / "bin" / "sudospawner")
 
 

@@ -43,6 +43,43 @@ START_S = 120       # upper bounds only: start() returns as soon as the server a
 PORT_ATTEMPTS = 5
 
 
+def ephemeral_ports(path: str = "/proc/sys/net/ipv4/ip_local_port_range") -> range:
+    """The ports the kernel hands out for a bind to port 0 (Linux's default: 32768-60999)."""
+    try:
+        low, high = (int(x) for x in Path(path).read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
+def free_port_outside_ephemeral(avoid=(), low: int = 20000, rng=None) -> int:
+    """A free port on 127.0.0.1 below the ephemeral range and not in `avoid`.
+
+    A port found free with a bind to port 0 (jupyterhub's random_port) lies in the ephemeral
+    range, where every kernel's ZeroMQ sockets and every outgoing connection get theirs: in the
+    minute before the server binds it, one of them may take it (jupyterhub/jupyterhub#3005).
+    Below that range only a process that names its port binds; `avoid` holds the ports that this
+    hub has handed out already. The range is [low, start of the ephemeral range)."""
+    import random
+
+    rng = rng or random.SystemRandom()
+    top = ephemeral_ports().start
+    if top <= low:
+        raise RuntimeError(f"no ports between {low} and the ephemeral range ({top}-): lower `low` "
+                           "or raise net.ipv4.ip_local_port_range")
+    avoid = set(avoid)
+    candidates = [p for p in range(low, top) if p not in avoid]
+    rng.shuffle(candidates)
+    for port in candidates[:200]:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port between {low} and {top - 1} after 200 tries")
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hub"))
 import accounts  # noqa: E402  (hub/ is not a package: its files are the hub's, not the course's)
 import hubctl  # noqa: E402
+import localserver  # noqa: E402
 import students  # noqa: E402
 
 pytestmark = pytest.mark.hub
@@ -144,6 +145,11 @@ def classroom():
             _, out = s.execute("import os\n" + PEEK % (
                 str(homes[other]), str(homes[other] / hubctl.COURSE_FOLDER / NOTEBOOK)))
             seen[s.name]["peek"] = _line(out, "PEEK")
+            _, out = s.execute("import json, os\nfrom ipykernel.connect import get_connection_info\n"
+                               "print('URL', json.dumps([os.environ.get('JUPYTERHUB_SERVICE_URL'), "
+                               "json.loads(get_connection_info())['transport']]))")
+            # the server's own URL, and how its kernel talks to it, from the kernel
+            seen[s.name]["server_url"], seen[s.name]["transport"] = _line(out, "URL")
             seen[s.name]["pids"] = accounts.pids_of_uid(uids[s.name])
             seen[s.name]["sockets"] = accounts.listening_sockets(
                 hub.own_pids() + seen[s.name]["pids"])
@@ -264,6 +270,27 @@ def test_every_server_listens_on_loopback_only(classroom):
         assert sockets, "no listening socket found (hub, proxy, server, kernel)"
         wrong = [s for s in sockets if s[1] not in ("127.0.0.1", "::1")]
         assert not wrong, f"listening beyond 127.0.0.1: {wrong}"
+
+
+def test_each_server_listens_below_the_ephemeral_range(classroom):
+    # hub/classspawner.py: a port no kernel socket can take before the server binds it
+    # (jupyterhub/jupyterhub#3005), and another for each student
+    ephemeral, ports = localserver.ephemeral_ports(), {}
+    for name in classroom.names:
+        url = classroom.seen[name]["server_url"]
+        assert url and url.startswith("http://127.0.0.1:"), url
+        port = int(url.split(":")[2].split("/")[0])
+        assert port < ephemeral.start, f"{name}'s server on {port}, in the ephemeral range {ephemeral}"
+        listening = {p for _, _, p in classroom.seen[name]["sockets"]}
+        assert port in listening, f"{name}'s server is not listening on {port}: {listening}"
+        ports[name] = port
+    assert len(set(ports.values())) == len(ports), ports
+
+
+def test_kernels_talk_to_their_server_over_unix_sockets(classroom):
+    # hub/jupyterhub_config.py: no kernel port that another kernel could take first
+    for name in classroom.names:
+        assert classroom.seen[name]["transport"] == "ipc", (name, classroom.seen[name]["transport"])
 
 
 def test_jupyterlab_defaults_reach_the_students(classroom):

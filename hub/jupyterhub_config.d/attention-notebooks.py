@@ -8,7 +8,8 @@
 
 What it sets: each student's kernel imports the course from the student's own copy
 (PYTHONPATH=~/attention-notebooks, the nbgitpuller link's targetPath), one click from the link to
-the notebook (implicit spawn), JupyterLab, spawn timeouts for a class that logs in at once.
+the notebook (implicit spawn), JupyterLab, spawn timeouts for a class that logs in at once,
+kernels over Unix sockets (no port to race for).
 (Who may log in is the hub's own setting: TLJH's `auth.type`, Zero to JupyterHub's `hub.config`,
 hub/jupyterhub_config.py's AN_HUB_AUTHENTICATOR. A file loaded with load_subconfig, as this one
 is, cannot see those, so the refusal of a shared login lives in hub/jupyterhub_config.py.)
@@ -48,3 +49,8 @@ c.Spawner.default_url = "/lab"
 # than the default 60 s (start) and 30 s (first answer).
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 300
+# Each kernel talks to its server over Unix sockets in the student's own runtime folder (mode
+# 700), not TCP ports: jupyter_client finds five ports free and the kernel binds them later; with
+# 30 students starting on one machine another kernel took one in between ("Address already in
+# use": the kernel died; benchmark item 7). No port, no race, and no other user reaches them.
+c.Spawner.args.append("--KernelManager.transport=ipc")
