@@ -18,7 +18,11 @@ is, cannot see those, so the refusal of a shared login lives in hub/jupyterhub_c
 import os
 import pwd
 
-c = get_config()  # noqa: F821  (JupyterHub defines get_config when it loads this file)
+# The configuration, c: JupyterHub's loader (load_subconfig: TLJH, hub/jupyterhub_config.py) and
+# Zero to JupyterHub (exec() of hub.extraConfig in its own jupyterhub_config.py) both run this file
+# with c defined. There get_config is the chart's own, which takes a key: do not call it.
+if "c" not in globals():
+    c = get_config()  # noqa: F821  (JupyterHub's loader defines get_config)
 
 COURSE_FOLDER = os.environ.get("AN_HUB_COURSE_FOLDER", "attention-notebooks")
 def course_root(spawner) -> str:
