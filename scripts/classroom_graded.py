@@ -75,6 +75,12 @@ Points: {points}
 """
 
 
+def unmarked(source: str) -> str:
+    """A solution cell as its solution runs: the source without its BEGIN/END SOLUTION lines."""
+    return "\n".join(line for line in source.splitlines()
+                     if line.strip() not in (BEGIN_SOLUTION, END_SOLUTION))
+
+
 def _meta(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: int | None = None,
           task: bool = False) -> dict:
     meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": SCHEMA_VERSION,

@@ -124,10 +124,6 @@ def _nbgrader(bin_dir: Path, course: Path, *args: str) -> str:
     return log
 
 
-def _unmarked(source: str) -> str:
-    return "\n".join(line for line in source.splitlines() if line.strip() not in (BEGIN, END))
-
-
 def _regions(source: str, begin: str, end: str) -> list[str]:
     """The lines inside begin/end regions."""
     out, inside = [], False
@@ -161,7 +157,7 @@ def _submission(release, source, answers: dict) -> nbformat.NotebookNode:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
         if grade_id not in solutions:
             continue
-        answer = answers.get(grade_id, _unmarked(solutions[grade_id]))
+        answer = answers.get(grade_id, graded.unmarked(solutions[grade_id]))
         if answer is not None:
             cell["source"] = answer
     return nbformat.from_dict(nb)
