@@ -43,18 +43,42 @@ KIND_TEXT = {
     DERIVE: "a derivation in words and formulas, graded by hand",
 }
 
+TIMEOUT_TEXT = (f"this cell ran for more than {CELL_TIMEOUT} s and was stopped "
+                "(an endless loop?)")
 CONFIG = f'''\
 # nbgrader's configuration of this course folder, written by `python3 dev.py classroom
 # assignments` of attention-notebooks; running it again rewrites this file.
 c = get_config()  # noqa: F821 (nbgrader provides it)
+TIMEOUT_TEXT = {TIMEOUT_TEXT!r}
 
 c.CourseDirectory.course_id = "attention-notebooks"
 # Seconds each cell may run while grading: a submission that loops forever is interrupted there,
 # its item gets 0 and the grading run goes on with the next cell.
 c.Execute.timeout = {CELL_TIMEOUT}
 c.Execute.interrupt_on_timeout = True
+c.Execute.error_on_timeout = {{"ename": "CellTimeoutError", "evalue": TIMEOUT_TEXT,
+                              "traceback": ["CellTimeoutError: " + TIMEOUT_TEXT]}}
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Feedback shows the graded notebook. Without this it would show the hidden tests (nbgrader puts
+# them back for grading) and, in a failing test's traceback, the line that failed: so the hidden
+# tests are cleared again and each error is shown as its last line, the test's own message.
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor  # noqa: E402
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades  # noqa: E402
+
+
+class ErrorLineOnly(Preprocessor):
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                output["traceback"] = [f"{{output['ename']}}: {{output['evalue']}}"]
+        return cell, resources
+
+
+c.ErrorLineOnly.enabled = True  # nbconvert's own preprocessors are off until enabled
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, ErrorLineOnly,
+                                    CSSHTMLHeaderPreprocessor]
 '''
 
 README = """\

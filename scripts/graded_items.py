@@ -424,7 +424,8 @@ assert set(found) == set(ATTENDS), "one verdict per function of ATTENDS"
 assert found["no_mask"], "without a mask the future leaks in"
 """),
              hidden=_code("""
-assert found == {"correct": False, "no_mask": True, "masked_after_softmax": True}, found
+assert found == {"correct": False, "no_mask": True, "masked_after_softmax": True}, \\
+    "not every function of ATTENDS got the right verdict"
 def _second_into_first(X):   # a leak from token 1 into position 0 only
     out = correct(X).copy()
     out[0] += 1e-4 * X[1]

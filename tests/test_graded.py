@@ -14,15 +14,19 @@ either it skips; with REQUIRE_NBGRADER=1 (CI) it fails instead.
 
 from __future__ import annotations
 
+import ast
+import html
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 from required import require
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +75,18 @@ def test_the_folder_is_an_nbgrader_course(tmp_path):
     assert sorted(p.name for p in (course / "source").iterdir()) == sorted(a.name for a in ASSIGNMENTS)
 
 
+def test_writing_again_rewrites_the_same_files_and_leaves_nbgrader_s_alone(tmp_path):
+    course = _course(tmp_path)
+    before = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
+    (course / "gradebook.db").write_bytes(b"the teacher's grades")
+    (course / "source" / "04_masking" / "data.csv").write_text("1,2\n")
+    assert graded.main(str(course)) == 0
+    after = {p: p.read_bytes() for p in course.rglob("*") if p.is_file()}
+    assert after.pop(course / "gradebook.db") == b"the teacher's grades"
+    assert after.pop(course / "source" / "04_masking" / "data.csv") == b"1,2\n"
+    assert after == before, "the same files, byte for byte"
+
+
 def test_every_graded_cell_has_points_a_solution_and_its_tests(tmp_path):
     course = _course(tmp_path)
     for a in ASSIGNMENTS:
@@ -99,6 +115,17 @@ def test_every_graded_cell_has_points_a_solution_and_its_tests(tmp_path):
     assert all(kinds.count(k) >= len(ASSIGNMENTS) for k in KINDS), "each kind in each assignment"
     for a in ASSIGNMENTS:
         assert {i.kind for i in a.items} == set(KINDS), a.name
+
+
+def test_every_test_says_what_failed():
+    """A failing test is the feedback a student reads (nbgrader shows its last line only, see
+    nbgrader_config.py): each assert carries a message, none with the expected value."""
+    for _, item in ITEMS:
+        for part in (item.visible, item.hidden):
+            for node in ast.walk(ast.parse(part or "pass")):
+                if isinstance(node, ast.Assert):
+                    assert isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str), (
+                        f"{item.name}: {ast.unparse(node)} has no message")
 
 
 # --- nbgrader itself ------------------------------------------------------------------------
@@ -146,6 +173,25 @@ def _secrets(nb) -> set[str]:
         secret |= {line.strip() for line in hidden}
         shown |= {line.strip() for line in cell.source.splitlines() if line not in hidden}
     return {s for s in secret - shown if len(s) >= 6}
+
+
+def _expected_numbers(a) -> set[str]:
+    """The answers' numbers as a page would print them (3 and 4 decimals), whole numbers aside."""
+    forms: set[str] = set()
+    for item in a.items:
+        if item.kind == DERIVE:
+            continue
+        ns: dict = {}
+        exec(a.setup, ns)  # noqa: S102 - the course's own item code
+        exec(graded.unmarked(item.solution), ns)  # noqa: S102
+        for name in item.answers:
+            try:
+                values = np.asarray(ns[name], dtype=float).ravel()
+            except (TypeError, ValueError):  # a function
+                continue
+            forms |= {f"{x:.{k}f}" for x in values if np.isfinite(x) and not float(x).is_integer()
+                      for k in (3, 4)}
+    return forms
 
 
 def _submission(release, source, answers: dict) -> nbformat.NotebookNode:
@@ -216,6 +262,9 @@ def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
         leaked = sorted(s for s in secrets if s in text)
         assert not leaked, f"{name} releases lines of the teacher's source: {leaked}"
         stubs = sum(c.source.count(BEGIN) for c in sources[name].cells if c.cell_type == "code")
+        numbers = sorted(n for n in _expected_numbers(next(a for a in ASSIGNMENTS if a.name == name))
+                         if n in text)
+        assert not numbers, f"{name} releases expected values: {numbers}"
         code = "\n".join(c.source for c in release.cells if c.cell_type == "code")
         assert code.count("raise NotImplementedError()") == stubs, f"{name}: one stub per solution"
 
@@ -253,7 +302,29 @@ def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
     assert "a_3 is not the third row of the weights" in json.dumps(ben["nb02_third_row"].outputs)
     cy = graded_cells("cy", "04_masking")
     loop = json.dumps(cy["nb04_batch_mask_answer"].outputs)
-    assert "KeyboardInterrupt" in loop or "CellTimeoutError" in loop, loop[:2000]
+    assert graded.TIMEOUT_TEXT in loop, loop[:2000]
     assert not any(o.get("output_type") == "error" for o in cy["nb04_leaks"].outputs)
     assert "NameError" in json.dumps(graded_cells("cy", "01_qkv_projections")["nb01_asymmetry"].outputs)
+
+    # feedback: each error as its test's message, no hidden test, no traceback quoting one
+    for a in ASSIGNMENTS:
+        _nbgrader(bin_dir, course, "generate_feedback", a.name)
+    hidden = {name: {line.strip() for c in source.cells
+                     for line in _regions(c.source, graded.BEGIN_HIDDEN, graded.END_HIDDEN)
+                     if len(line.strip()) >= 6} for name, source in sources.items()}
+    shown = {}
+    for student, work in students.items():
+        for name in work:
+            page = (course / "feedback" / student / name / f"{name}.html").read_text(encoding="utf-8")
+            text = html.unescape(re.sub(r"<[^>]+>", "", page[page.index("<body"):]))
+            assert "HIDDEN TESTS" not in text and "Traceback" not in text, (student, name)
+            leaked = sorted(line for line in hidden[name] if line in text)
+            assert not leaked, f"{student}'s feedback on {name} shows hidden tests: {leaked}"
+            visible = next(i for a in ASSIGNMENTS if a.name == name for i in a.items
+                           if i.visible).visible.splitlines()[0]
+            assert visible in text, "the search reads the page's text: the visible tests are in it"
+            shown[student, name] = text
+    assert "AssertionError: a_3 is not the third row of the weights" in shown["ben", "02_worked_example_3x2"]
+    assert "NameError: name 'S' is not defined" in shown["cy", "01_qkv_projections"]
+    assert f"CellTimeoutError: {graded.TIMEOUT_TEXT}" in shown["cy", "04_masking"]
     shutil.rmtree(course / "autograded")  # tmp_path holds it otherwise; nothing else reads it
