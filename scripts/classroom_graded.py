@@ -91,11 +91,17 @@ repository, never in the course's public one. Students get only what
 
     nbgrader generate_assignment 01_qkv_projections     # release/: no solution, no hidden test
     nbgrader autograde 01_qkv_projections               # grades submitted/<student>/...
-    nbgrader formgrader                                 # the hand-graded items (or the web UI)
+    nbgrader generate_feedback 01_qkv_projections       # feedback/: each failing test's message
+
+The derivations are graded by hand (JupyterLab's Formgrader, started from this folder) against
+the rubric under each model answer in `source/`, which the grading pages do not show: keep the
+source notebook open beside them.
 
 The kernel that grades needs the course's modules (`attention_core`): run nbgrader in an
-environment where the course is installed (`pip install -e .` of the repository).
-Points: {points}
+environment where the course is installed with it, such as the repository's `.venv-graded`
+(`python3 dev.py setup --graded`).
+
+Points per assignment: {points}.
 """
 
 
