@@ -3,7 +3,8 @@
 `python3 dev.py classroom assignments DIR` writes the teacher's source (scripts/classroom_graded.py,
 items in scripts/graded_items.py). The first tests read what it writes; the last one runs the
 nbgrader CLI on it in a temporary folder: generate_assignment, three students' submissions (all
-correct; one item wrong and one left empty; one item that raises, one that loops forever),
+correct; one item wrong and one left empty; one item that raises, one that loops forever, one
+wrong whose test cell was emptied),
 autograde, and checks every item's score exactly, what the released notebooks do not contain,
 and that the timed-out and failing cells got zero while the grading run went on.
 
@@ -196,14 +197,15 @@ def _expected_numbers(a) -> set[str]:
 
 def _submission(release, source, answers: dict) -> nbformat.NotebookNode:
     """The released notebook answered: by default with the source's solution of every cell;
-    answers[grade_id] is another source for that cell, None leaves it as released."""
+    answers[grade_id] is another source for that cell (a test cell too), None leaves it as
+    released."""
     nb = json.loads(json.dumps(release))
     solutions = {_meta(c)["grade_id"]: c.source for c in source.cells if _meta(c).get("solution")}
     for cell in nb["cells"]:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
-        if grade_id not in solutions:
+        if grade_id not in solutions and grade_id not in answers:
             continue
-        answer = answers.get(grade_id, graded.unmarked(solutions[grade_id]))
+        answer = answers[grade_id] if grade_id in answers else graded.unmarked(solutions[grade_id])
         if answer is not None:
             cell["source"] = answer
     return nbformat.from_dict(nb)
@@ -234,10 +236,14 @@ BEN = {"02_worked_example_3x2": {  # one item wrong (the visible test passes), o
 CY = {"04_masking": {  # an endless loop, then a correct item: the grading goes on after it
     "nb04_batch_mask_answer": "M_batch = ac.causal_mask(3)\nwhile True:\n    pass",
     "nb04_fully_masked": "Every entry is NaN; I did not finish the rest."},
-      "01_qkv_projections": {  # an answer that raises
-    "nb01_asymmetry_answer": "asymmetry = np.abs(S - S.T).max()   # S was never defined"}}
+      "01_qkv_projections": {  # an answer that raises; a wrong one whose tests were deleted
+    "nb01_asymmetry_answer": "asymmetry = np.abs(S - S.T).max()   # S was never defined",
+    "nb01_is_projection_answer": ("def is_projection(W, tol=1e-9):\n    return True\n\n"
+                                  "P_cols = W_Q @ np.linalg.pinv(W_Q)"),
+    "nb01_is_projection": "pass  # the tests are gone: nbgrader grades with the source's"}}
 WRONG = {("ben", "02_worked_example_3x2", "nb02_third_row"), ("ben", "02_worked_example_3x2", "nb02_shift"),
-         ("cy", "04_masking", "nb04_batch_mask"), ("cy", "01_qkv_projections", "nb01_asymmetry")}
+         ("cy", "04_masking", "nb04_batch_mask"), ("cy", "01_qkv_projections", "nb01_asymmetry"),
+         ("cy", "01_qkv_projections", "nb01_is_projection")}
 
 
 def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
