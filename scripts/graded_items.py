@@ -15,9 +15,9 @@ and its solution and hidden tests appear only in the teacher's source, never in 
 get (tests/test_graded.py searches the released notebooks for each).
 
 This module is under scripts/, which the course's package does not install: a student's
-environment (the hub's venv) cannot import it. The repository itself is readable, though: a
-class that must keep the answers secret grades from a private copy (see the README of the
-folder it writes).
+environment (the hub's venv) cannot import it. The repository itself is public, though, and so
+are these solutions: a class that needs answers no one can look up changes the items in its
+private copy (the generator does not vary them yet).
 
 Each solution cell holds its own `### BEGIN SOLUTION` / `### END SOLUTION` markers, placed where
 the student's stub should stand (inside a function's body, the signature stays visible).
