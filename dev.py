@@ -8,9 +8,11 @@
     python3 dev.py regenerate      # re-execute notebooks in place (stored outputs)
     python3 dev.py bench           # performance benchmarks (not part of `test`)
     python3 dev.py setup [--lowest]  # only install (what `test` would use)
+    python3 dev.py setup --graded  # .venv-graded: the course with nbgrader (tests/test_graded.py)
     python3 dev.py site            # static HTML edition of the notebooks in build/site/
     python3 dev.py hub             # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
     python3 dev.py classroom       # instructor key (build/key/) and teacher's guide (docs/)
+    python3 dev.py classroom assignments DIR  # graded track: nbgrader course folder, outside the repo
     python3 dev.py present         # slideshow with live sliders (Voila, reveal.js) on 127.0.0.1
     python3 dev.py ja              # Japanese edition: update catalogs, build and run notebooks/ja/
     python3 dev.py lab --lang ja   # JupyterLab in Japanese on the Japanese edition
@@ -253,17 +255,43 @@ def cmd_test(args: list[str]) -> int:
     if lint:
         print("ruff found problems (see above); fix them before the tests count.")
     if lowest and not any(a == "-m" or a.startswith("-m") for a in args):
-        # The hub's tests run the hub's own venv (hub/requirements-hub.txt, newest versions) and
-        # none of our lower bounds: --lowest would repeat them to the letter. Not skipped, left
-        # out here; `python3 dev.py test` runs them.
-        print("--lowest: leaving out the tests marked hub (tests/test_hub*.py): they run the hub's "
-              "own venv, the same as in `python3 dev.py test`", flush=True)
-        args = ["-m", "not hub", *args]
+        # The tests marked own_venv test what runs in a venv of its own (the hub's, from
+        # hub/requirements-hub.txt; nbgrader's .venv-graded), at the newest versions whatever
+        # --lowest installs: none of our lower bounds is exercised there, and --lowest would
+        # repeat them to the letter. Not skipped, left out here; `python3 dev.py test` runs them.
+        print("--lowest: leaving out the tests marked own_venv (the hub's, nbgrader's): they run "
+              "a venv of their own, the same as in `python3 dev.py test`", flush=True)
+        args = ["-m", "not own_venv", *args]
     code = subprocess.call([py, "-m", "pytest", *args], cwd=ROOT, env=_env(env_dir))
     return code or lint
 
 
+GRADED_VENV = ROOT / ".venv-graded"
+GRADED_FILES = ("requirements.txt", "requirements-graded.txt", "pyproject.toml")
+
+
+def ensure_graded_env() -> Path:
+    """The graded track's nbgrader, apart from .venv (it brings the `notebook` package): the
+    course and nbgrader in .venv-graded, where nbgrader's kernels find the course's modules."""
+    h = hashlib.sha256()
+    for name in GRADED_FILES:
+        h.update((ROOT / name).read_bytes())
+    py, stamp = venv_python(GRADED_VENV), GRADED_VENV / ".installed-requirements"
+    if py.exists() and stamp.exists() and stamp.read_text() == h.hexdigest():
+        return GRADED_VENV
+    if not py.exists():
+        print(f"Creating {GRADED_VENV} ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(GRADED_VENV)
+    print("Installing the course and nbgrader into .venv-graded ...", flush=True)
+    subprocess.run([py, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[graded]"], check=True)
+    stamp.write_text(h.hexdigest())
+    return GRADED_VENV
+
+
 def cmd_setup(args: list[str]) -> int:
+    if args == ["--graded"]:
+        ensure_graded_env()
+        return 0
     lowest, _ = _split_lowest(args)
     ensure_env(test=True, lowest=lowest)
     return 0
@@ -346,6 +374,9 @@ def cmd_hub(args: list[str]) -> int:
 
 
 def cmd_classroom(args: list[str]) -> int:
+    if args[:1] == ["assignments"]:  # its folder is the caller's, the command runs in ROOT
+        args = ["assignments", *(str(Path(a).expanduser().resolve()) if not a.startswith("-")
+                                 else a for a in args[1:])]
     env_dir = ensure_env(test=True)
     return subprocess.call([venv_python(env_dir), ROOT / "scripts" / "classroom.py", *args],
                            cwd=ROOT, env=_env(env_dir))

@@ -4,10 +4,13 @@
     python3 dev.py classroom key [NB ...]   # build/key/: every answer filled in, run, all Correct
     python3 dev.py classroom guide          # rewrite docs/teachers-guide.md
     python3 dev.py classroom guide --check  # fail if docs/teachers-guide.md is not what it would write
+    python3 dev.py classroom assignments DIR  # the graded track: an nbgrader course folder in DIR,
+                                              # outside the repository (solutions, hidden tests)
 
-This file is the command. The work is done in three modules beside it: classroom_key.py (the
-check cells and the instructor key), classroom_guide.py (the teacher's guide) and
-classroom_plan.py (the class-time rule and the plan of the sessions, which the guide prints).
+This file is the command. The work is done in four modules beside it: classroom_key.py (the
+check cells and the instructor key), classroom_guide.py (the teacher's guide),
+classroom_plan.py (the class-time rule and the plan of the sessions, which the guide prints) and
+classroom_graded.py (the graded track's nbgrader folder, from the items of graded_items.py).
 The names the tests and scripts/regenerate.py use are re-exported here.
 """
 
@@ -30,11 +33,18 @@ from scripts.classroom_plan import Notebook, Section, sections  # noqa: E402, F4
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", nargs="?", choices=["key", "guide"], help="default: both")
-    parser.add_argument("notebooks", nargs="*", help="key: these notebooks only")
+    parser.add_argument("what", nargs="?", choices=["key", "guide", "assignments"],
+                        help="default: key and guide")
+    parser.add_argument("notebooks", nargs="*",
+                        help="key: these notebooks only; assignments: the folder to write")
     parser.add_argument("--check", action="store_true", help="guide: compare, do not write")
     parser.add_argument("--out", type=Path, default=KEY_DIR, help="key: where to write it")
     args = parser.parse_args(argv)
+    if args.what == "assignments":
+        if len(args.notebooks) != 1:
+            parser.error("assignments takes one argument: the folder to write, outside the repository")
+        from scripts.classroom_graded import main as write_assignments
+        return write_assignments(args.notebooks[0])
     code = 0
     try:
         if args.what in (None, "guide"):

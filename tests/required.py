@@ -1,7 +1,8 @@
 """Skip, or fail where CI requires it: the one rule for tests that need something optional.
 
-A learner without torch, Chromium, npm or a hub set-up gets a skip that says what to install;
-CI sets REQUIRE_TORCH, REQUIRE_BROWSER or REQUIRE_HUB to 1, and then the same test fails.
+A learner without torch, Chromium, npm, nbgrader or a hub set-up gets a skip that says what to
+install; CI sets REQUIRE_TORCH, REQUIRE_BROWSER, REQUIRE_NBGRADER or REQUIRE_HUB to 1, and then the
+same test fails.
 """
 
 from __future__ import annotations

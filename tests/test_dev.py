@@ -38,7 +38,7 @@ def test_lowest_pins_take_each_lower_bound():
 
 
 def _requirements():
-    for name in dev.REQUIREMENTS:
+    for name in (*dev.REQUIREMENTS, "requirements-graded.txt"):  # and the graded track's nbgrader
         for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
             line = line.split("#", 1)[0].strip()
             if line:
@@ -68,6 +68,8 @@ def test_each_dependency_is_declared_once():
     dynamic = project["tool"]["setuptools"]["dynamic"]
     assert dynamic["dependencies"] == {"file": ["requirements.txt"]}
     assert dynamic["optional-dependencies"]["test"] == {"file": ["requirements-test.txt"]}
+    assert dynamic["optional-dependencies"]["graded"] == {"file": ["requirements-graded.txt"]}
+    assert "requirements-graded.txt" in dev.GRADED_FILES, "dev.py setup --graded reinstalls on a change"
     names = [re.match(r"[A-Za-z0-9._-]+", line).group(0).lower() for _, line in _requirements()]
     assert len(names) == len(set(names)), f"a package is listed twice: {sorted(names)}"
 

@@ -63,7 +63,7 @@ import hubctl  # noqa: E402
 import localserver  # noqa: E402
 import students  # noqa: E402
 
-pytestmark = pytest.mark.hub
+pytestmark = [pytest.mark.hub, pytest.mark.own_venv]   # the hub's venv
 
 NOTEBOOK = hubctl.NOTEBOOK_03
 MOVES = 4

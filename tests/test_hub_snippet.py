@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hub"))
 import hubctl  # noqa: E402
 
-pytestmark = pytest.mark.hub
+pytestmark = [pytest.mark.hub, pytest.mark.own_venv]   # the hub's venv
 
 SNIPPET = ROOT / "hub" / "jupyterhub_config.d" / "attention-notebooks.py"
 SAME_EVERYWHERE = {"args": ["--KernelManager.transport=ipc"], "default_url": "/lab",

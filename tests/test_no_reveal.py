@@ -339,3 +339,82 @@ def test_no_wrong_answer_is_told_the_expected_answer(key, lang, monkeypatch):
     assert exercised >= 3, f"{key}: only {exercised} wrong answers were tried"
     if lang == "ja":  # the Japanese run read Japanese replies, not the English fallback
         assert japanese == exercised, f"{key}: {exercised - japanese} replies not in Japanese"
+
+
+# --- the graded track (issue 26): no worked solution of the course answers a graded item --------
+
+from scripts import graded_items  # noqa: E402  (the teacher's items, not installed with the course)
+from scripts.classroom_graded import unmarked  # noqa: E402
+
+GRADED = [(a, item) for a in graded_items.ASSIGNMENTS for item in a.items]
+AUTOGRADED = [(a, item) for a, item in GRADED if item.kind != graded_items.DERIVE]
+_ids = [item.name for _, item in AUTOGRADED]
+
+
+def _graded_namespace(assignment, item, override: dict | None = None) -> dict:
+    """The item's setup and solution run, then `override` put in place of some of its answers."""
+    ns: dict = {}
+    exec(assignment.setup, ns)  # noqa: S102 - the course's own item code
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        exec(unmarked(item.solution), ns)
+    ns.update(override or {})
+    return ns
+
+
+def _item_tests(ns: dict, item) -> None:
+    exec(f"{item.visible}\n{item.hidden}", ns)  # noqa: S102
+
+
+@pytest.mark.parametrize("assignment,item", AUTOGRADED, ids=_ids)
+def test_a_graded_item_passes_with_its_own_solution(assignment, item, capsys):
+    _item_tests(_graded_namespace(assignment, item), item)  # what the next test must not reach
+
+
+@pytest.mark.parametrize("assignment,item", AUTOGRADED, ids=_ids)
+def test_no_worked_solution_of_the_course_passes_a_graded_item(assignment, item, capsys):
+    """Each solution that checks.solution() prints, typed in place of each answer the item's tests
+    read (the rest answered correctly), fails the item's tests."""
+    exercised = 0
+    for key, q in checks.QUESTIONS.items():
+        ns: dict = {}
+        exec(assignment.setup, ns)  # noqa: S102
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                exec(checks.answer_lines(q.solution), ns)  # noqa: S102
+        except Exception:  # needs the notebook's own variables: it answers nothing here
+            continue
+        value = ns["answer"]
+        for name in item.answers:
+            tried = _graded_namespace(assignment, item, {name: value})
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    _item_tests(tried, item)
+            except Exception:  # a failing test (or a TypeError): not answered
+                exercised += 1
+            else:
+                pytest.fail(f"{key}'s worked solution answers {item.name} (as {name})")
+    assert exercised >= 5 * len(item.answers), f"{item.name}: only {exercised} solutions could be tried"
+
+
+@pytest.mark.parametrize("assignment,item", GRADED, ids=[item.name for _, item in GRADED])
+def test_the_course_help_holds_no_graded_solution(assignment, item, capsys):
+    assert item.name not in checks.QUESTIONS
+    checks.solution(item.name)
+    checks.hint(item.name)
+    assert "There is no self-check question" in capsys.readouterr().out
+    if item.kind == graded_items.DERIVE:  # the model answer's sentences
+        pieces = [s for s in re.split(r"(?<=\.) ", item.solution) if len(s) >= 25]
+    else:
+        pieces = [line.split("#")[0].strip() for line in unmarked(item.solution).splitlines()]
+        pieces = [p for p in pieces if len(p) >= 12]
+    assert pieces, item.name
+    help_text = ""
+    for lang in ("en", "ja"):  # what hint() and solution() print, in either language
+        with i18n.language_as(lang):
+            help_text += " ".join(" ".join(f"{i18n._(q.hint)} {q.solution} {i18n._(q.why)}".split())
+                                  for q in checks.QUESTIONS.values())
+    found = [p for p in pieces if " ".join(p.split()) in help_text]
+    assert not found, f"{item.name}: the course's help shows {found}"

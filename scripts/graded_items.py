@@ -1,0 +1,571 @@
+"""The graded track's items (issue 26): what `python3 dev.py classroom assignments DIR` writes.
+
+One assignment per notebook, each with items of three kinds:
+
+- FILL: a value to compute in one or a few lines, autograded: a visible test (shape, type, a
+  property) and hidden tests (the value itself);
+- DERIVE: a derivation answered in words and formulas, graded by hand against the rubric the
+  item carries (its points are the rubric's);
+- EXPERIMENT: write a function, run it, autograded by visible and hidden tests that try it on
+  inputs the student does not see (edge cases included).
+
+Every item differs from the notebook's own self-check questions: no worked solution of
+checks.QUESTIONS passes its tests (tests/test_no_reveal.py runs each of them against each item),
+and its solution and hidden tests appear only in the teacher's source, never in what students
+get (tests/test_graded.py searches the released notebooks for each).
+
+This module is under scripts/, which the course's package does not install: a student's
+environment (the hub's venv) cannot import it. The repository itself is public, though, and so
+are these solutions: a class that needs answers no one can look up changes the items in its
+private copy (the generator does not vary them yet).
+
+Each solution cell holds its own `### BEGIN SOLUTION` / `### END SOLUTION` markers, placed where
+the student's stub should stand (inside a function's body, the signature stays visible).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+FILL, DERIVE, EXPERIMENT = "fill", "derive", "experiment"
+KINDS = (FILL, DERIVE, EXPERIMENT)
+
+
+class Item(NamedTuple):
+    name: str               # nbgrader's grade_id of the graded cell, "nbNN_name"
+    kind: str               # FILL, DERIVE or EXPERIMENT
+    task: str               # markdown: what the student is asked
+    solution: str           # the solution cell (code with its markers) or the model answer
+    answers: tuple = ()     # autograded: the names the solution defines and the tests read
+    visible: str = ""       # autograded: the tests the student sees
+    hidden: str = ""        # autograded: the tests only the grading run has
+    points: int = 0         # autograded; DERIVE: the sum of its rubric
+    rubric: tuple = ()      # DERIVE: (points, criterion) pairs
+
+    @property
+    def score(self) -> int:
+        return sum(p for p, _ in self.rubric) if self.kind == DERIVE else self.points
+
+
+class Assignment(NamedTuple):
+    name: str       # the assignment's name and its notebook's: the course notebook's stem
+    title: str
+    setup: str      # the read-only first code cell: imports and the givens
+    items: tuple
+
+
+def _code(text: str) -> str:
+    return text.strip("\n")
+
+
+A01 = Assignment(
+    "01_qkv_projections", "Q, K, V projections",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2601)
+n, d_model, d_k, d_v = 4, 6, 3, 2
+X = rng.normal(size=(n, d_model))        # (n, d_model): four tokens
+W_Q = rng.normal(size=(d_model, d_k))    # (d_model, d_k)
+W_K = rng.normal(size=(d_model, d_k))    # (d_model, d_k)
+W_V = rng.normal(size=(d_model, d_v))    # (d_model, d_v)
+"""),
+    (
+        Item("nb01_asymmetry", FILL,
+             "With Q = K = X the score matrix is symmetric (notebook 01). With the projections "
+             "above, S = (X W_Q)(X W_K)^T is not. Assign to `asymmetry` the largest absolute "
+             "entry of S - S^T: one number.",
+             _code("""
+### BEGIN SOLUTION
+S = (X @ W_Q) @ (X @ W_K).T    # (n, d_k) @ (d_k, n) -> (n, n)
+asymmetry = np.abs(S - S.T).max()
+### END SOLUTION
+"""),
+             answers=("asymmetry",), points=2,
+             visible=_code("""
+assert np.ndim(asymmetry) == 0, "asymmetry is one number, not an array"
+assert float(asymmetry) > 0, "with separate W_Q and W_K the scores are not symmetric"
+"""),
+             hidden=_code("""
+_S = X @ W_Q @ W_K.T @ X.T
+assert np.isclose(float(asymmetry), np.abs(_S - _S.T).max(), rtol=1e-6, atol=0), \\
+    "not the largest |S - S^T| of S = (X W_Q)(X W_K)^T"
+""")),
+        Item("nb01_is_projection", EXPERIMENT,
+             "\"Projection\" in Q = X W_Q means a learned linear map, not a projection in the "
+             "linear-algebra sense: a square matrix P with P P = P. Write "
+             "`is_projection(W, tol=1e-9)`, True exactly when W is such a matrix (up to `tol` "
+             "in every entry) and False for a matrix that is not square. Then build "
+             "P = W_Q (W_Q^T W_Q)^{-1} W_Q^T, the orthogonal projection onto the columns of "
+             "W_Q, as `P_cols`, and run your function on W_Q and on P_cols.",
+             _code("""
+def is_projection(W, tol=1e-9):
+    ### BEGIN SOLUTION
+    W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        return False
+    return bool(np.all(np.abs(W @ W - W) <= tol))
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+P_cols = W_Q @ np.linalg.inv(W_Q.T @ W_Q) @ W_Q.T    # (d_model, d_k) ... -> (d_model, d_model)
+### END SOLUTION
+print("W_Q is a projection:", is_projection(W_Q))
+print("P_cols is a projection:", is_projection(P_cols))
+"""),
+             answers=("is_projection", "P_cols"), points=4,
+             visible=_code("""
+assert is_projection(np.eye(3)), "the identity is a projection"
+assert not is_projection(W_Q), "W_Q (6 x 3) is not even square"
+assert np.shape(P_cols) == (d_model, d_model), "P_cols is (d_model, d_model)"
+"""),
+             hidden=_code("""
+assert is_projection(P_cols), "P_cols should satisfy P P = P"
+assert np.allclose(P_cols, W_Q @ np.linalg.pinv(W_Q)), "P_cols is not the projection onto W_Q's columns"
+assert not is_projection(2 * np.eye(3)), "2 I is not idempotent"
+assert not is_projection(np.ones((2, 3))), "a 2 x 3 matrix is not a projection"
+_u = np.array([[1.0], [2.0]])
+assert is_projection(_u @ _u.T / 5.0), "u u^T / |u|^2 is a projection"
+assert not is_projection(np.eye(4) + 1e-3), "I + 0.001 is close to a projection, but is not one"
+assert is_projection(np.zeros((3, 3))), "the zero matrix is a projection"
+_r = np.random.default_rng(5)
+_B = _r.normal(size=(5, 2))
+assert is_projection(_B @ np.linalg.pinv(_B)), "an orthogonal projection of rank 2"
+assert not is_projection(_r.normal(size=(5, 5))), "a random square matrix is not a projection"
+""")),
+        Item("nb01_self_scores", DERIVE,
+             "Take Q = K = X, no projections. (a) Show that S = Q K^T is symmetric. (b) Show "
+             "that when all tokens have the same length, |x_i| = r, each token's largest score is "
+             "the one with itself, and say what that does to its attention weights. (c) Explain "
+             "why separate W_Q and W_K remove both effects. Answer in words and formulas "
+             "(LaTeX between $ signs works).",
+             "(a) $S^T = (X X^T)^T = X X^T = S$: $s_{ij} = x_i \\cdot x_j = s_{ji}$. "
+             "(b) By Cauchy-Schwarz $s_{ij} = x_i \\cdot x_j \\le |x_i|\\,|x_j| = r^2 = s_{ii}$, "
+             "with equality only for $x_j = x_i$: the diagonal holds each row's maximum, so after "
+             "the softmax every token gives itself the largest weight, the more so the larger "
+             "$r^2/\\sqrt{d}$. (c) With projections $s_{ij} = x_i W_Q W_K^T x_j^T$; the matrix "
+             "$W_Q W_K^T$ is in general neither symmetric nor positive semi-definite, so "
+             "$s_{ij} \\ne s_{ji}$ and $s_{ii}$ need not be the row's maximum: what a token looks "
+             "for (its query) differs from how it is found (its key).",
+             rubric=((1, "(a) S^T = S shown from (X X^T)^T = X X^T, or entry by entry "
+                         "(x_i . x_j = x_j . x_i)."),
+                     (1, "(b) Cauchy-Schwarz (or the angle) gives s_ij <= r^2 = s_ii, so the "
+                         "diagonal is each row's maximum and the softmax puts the most weight "
+                         "on the token itself."),
+                     (1, "(c) s_ij = x_i W_Q W_K^T x_j^T with W_Q W_K^T not symmetric (and not "
+                         "positive semi-definite) in general: neither symmetry nor the largest "
+                         "diagonal follows; query and key play different roles.")))),
+)
+
+A02 = Assignment(
+    "02_worked_example_3x2", "The worked 3x2 example",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+# three tokens, as in notebook 02 but other numbers: work them out by hand first
+Z = np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]])   # (n, d_model) = (3, 2)
+W_Q = np.array([[1.0, 0.0], [1.0, 1.0]])             # (d_model, d_k)
+W_K = np.array([[0.0, 1.0], [1.0, 0.0]])             # (d_model, d_k): swaps the coordinates
+W_V = np.array([[1.0, 2.0], [3.0, 0.0]])             # (d_model, d_v)
+d_k = 2
+"""),
+    (
+        Item("nb02_third_row", FILL,
+             "The attention weights of the THIRD token (row 3 of A, three numbers) as `a_3`, and "
+             "its output o_3 (a row of A V) as `o_3`. Four decimals are enough.",
+             _code("""
+### BEGIN SOLUTION
+Q, K, V = Z @ W_Q, Z @ W_K, Z @ W_V      # each (3, 2)
+s_3 = Q[2] @ K.T / np.sqrt(d_k)          # (d_k,) @ (d_k, m) -> (m,)
+a_3 = np.exp(s_3) / np.exp(s_3).sum()    # (m,)
+o_3 = a_3 @ V                            # (m,) @ (m, d_v) -> (d_v,)
+### END SOLUTION
+"""),
+             answers=("a_3", "o_3"), points=3,
+             visible=_code("""
+assert np.shape(a_3) == (3,), "a_3 holds one weight per key: three numbers"
+assert np.isclose(np.sum(a_3), 1.0, atol=1e-3), "a row of weights sums to 1"
+assert np.shape(o_3) == (2,), "o_3 has d_v = 2 numbers"
+"""),
+             hidden=_code("""
+_O, _A = ac.scaled_dot_product_attention(Z @ W_Q, Z @ W_K, Z @ W_V)
+assert np.allclose(a_3, _A[2], atol=5e-4), "a_3 is not the third row of the weights"
+assert np.allclose(o_3, _O[2], atol=1e-3), "o_3 is not the third row of the output"
+""")),
+        Item("nb02_column_convention", EXPERIMENT,
+             "Seed 000 writes attention in the column convention: Q_c is (d_k, n), K_c is "
+             "(d_k, m), V_c is (d_v, m), and Attention = V_c softmax(K_c^T Q_c / sqrt(d_k)) with "
+             "the softmax down each column. Write `column_attention(Qc, Kc, Vc)` returning the "
+             "(d_v, n) output, computed in the column convention itself (do not transpose back "
+             "and call the core), and safe for large scores. Run it on the example's Q^T, K^T, "
+             "V^T as `O_cols`.",
+             _code("""
+def column_attention(Qc, Kc, Vc):
+    ### BEGIN SOLUTION
+    S = Kc.T @ Qc / np.sqrt(Qc.shape[0])                   # (m, d_k) @ (d_k, n) -> (m, n)
+    S = S - S.max(axis=0, keepdims=True)                   # softmax down each column (over keys)
+    A = np.exp(S) / np.exp(S).sum(axis=0, keepdims=True)   # (m, n)
+    return Vc @ A                                          # (d_v, m) @ (m, n) -> (d_v, n)
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+O_cols = column_attention((Z @ W_Q).T, (Z @ W_K).T, (Z @ W_V).T)
+### END SOLUTION
+print(O_cols)
+"""),
+             answers=("column_attention", "O_cols"), points=4,
+             visible=_code("""
+assert np.shape(O_cols) == (2, 3), "O_cols is (d_v, n) = (2, 3)"
+"""),
+             hidden=_code("""
+assert np.allclose(O_cols, ac.scaled_dot_product_attention(Z @ W_Q, Z @ W_K, Z @ W_V)[0].T), \\
+    "O_cols is not the example's output, transposed"
+_r = np.random.default_rng(7)
+_Qc, _Kc, _Vc = _r.normal(size=(4, 3)), _r.normal(size=(4, 5)), _r.normal(size=(2, 5))
+_out = column_attention(_Qc, _Kc, _Vc)
+assert np.shape(_out) == (2, 3), "n = 3 queries, m = 5 keys: the output is (d_v, n) = (2, 3)"
+assert np.allclose(_out, ac.scaled_dot_product_attention(_Qc.T, _Kc.T, _Vc.T)[0].T), \\
+    "not the row convention's output transposed (n != m)"
+_big = column_attention(300 * _Qc, 300 * _Kc, _Vc)
+assert np.all(np.isfinite(_big)), "large scores overflow e^x: subtract each column's maximum"
+""")),
+        Item("nb02_shift", DERIVE,
+             "(a) Write a_31, the weight the third token gives the first, in closed form as a "
+             "ratio of exponentials of the scaled scores (exact numbers, no decimals). "
+             "(b) Every score of a row is increased by the same constant c: what happens to its "
+             "weights? Prove it. (c) Why does the core subtract each row's maximum before "
+             "taking e^x, and why does (b) make that allowed?",
+             "(a) $q_3 = (2, 0)$, the keys are $(1, 1), (2, 0), (0, 2)$, so the scores are "
+             "$2, 4, 0$ and the scaled ones $\\sqrt 2, 2\\sqrt 2, 0$: "
+             "$a_{31} = e^{\\sqrt 2} / (e^{\\sqrt 2} + e^{2\\sqrt 2} + 1)$. "
+             "(b) Nothing changes: $e^{s_j + c} / \\sum_k e^{s_k + c} = e^c e^{s_j} / "
+             "(e^c \\sum_k e^{s_k})$ and $e^c$ cancels. (c) $e^x$ overflows float64 above about "
+             "709 (inf / inf = NaN); after subtracting the maximum every exponent is at most 0 and "
+             "the largest term is 1, so nothing overflows and the sum is at least 1; by (b), with "
+             "c = -max, the weights are the same.",
+             rubric=((1, "(a) scores 2, 4, 0 scaled by 1/sqrt 2, and a_31 = e^(sqrt 2) / "
+                         "(e^(sqrt 2) + e^(2 sqrt 2) + 1), exact."),
+                     (1, "(b) the weights are unchanged, shown by e^c cancelling."),
+                     (1, "(c) overflow of e^x (float64, near 709) is avoided, the largest term "
+                         "becomes 1 (no division by 0 or inf), and (b) with c = -max says the "
+                         "result is the same.")))),
+)
+
+A03 = Assignment(
+    "03_scaling_and_softmax_saturation", "Scaling and softmax saturation",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+D_KS = [1, 4, 16, 64, 256]   # the widths of the experiment
+"""),
+    (
+        Item("nb03_std_qk", FILL,
+             "The d_k = 50 components of q are independent with mean 0 and variance 4; those of "
+             "k are independent of them and of each other, with mean 0 and variance 1. Assign "
+             "to `std_qk` the standard deviation of q . k (one number).",
+             _code("""
+### BEGIN SOLUTION
+std_qk = np.sqrt(50 * 4 * 1)    # Var[q . k] = d_k Var[q_i] Var[k_i]
+### END SOLUTION
+"""),
+             answers=("std_qk",), points=2,
+             visible=_code("""
+assert np.ndim(std_qk) == 0 and float(std_qk) > 0, "std_qk is one positive number"
+"""),
+             hidden=_code("""
+assert not np.isclose(float(std_qk), 200.0), "that is the variance of q . k, not its standard deviation"
+assert np.isclose(float(std_qk), np.sqrt(200.0), atol=1e-3), "not the standard deviation of q . k"
+""")),
+        Item("nb03_max_weight", EXPERIMENT,
+             "Write `mean_max_weight(d_k, scaled, m=10, trials=2000, seed=0)`: draw, with "
+             "`np.random.default_rng(seed)`, `trials` queries and m keys per trial with standard "
+             "normal components, take the softmax of each query's m scores (divided by "
+             "sqrt(d_k) when `scaled`), and return the mean over the trials of the largest "
+             "weight. It must stay finite for any d_k. Then compute `curve_raw` and "
+             "`curve_scaled`, one value per width of D_KS, and look at them: they are the "
+             "numbers behind notebook 03's saturation curve.",
+             _code("""
+def mean_max_weight(d_k, scaled, m=10, trials=2000, seed=0):
+    ### BEGIN SOLUTION
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(trials, 1, d_k))        # (trials, 1, d_k): one query per trial
+    k = rng.normal(size=(trials, m, d_k))        # (trials, m, d_k)
+    s = (q @ np.swapaxes(k, 1, 2))[:, 0, :]      # (trials, 1, d_k) @ (trials, d_k, m) -> (trials, m)
+    if scaled:
+        s = s / np.sqrt(d_k)
+    return float(ac.softmax(s, axis=-1).max(axis=-1).mean())
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+curve_raw = [mean_max_weight(d, scaled=False) for d in D_KS]
+curve_scaled = [mean_max_weight(d, scaled=True) for d in D_KS]
+### END SOLUTION
+print("raw:   ", np.round(curve_raw, 3))
+print("scaled:", np.round(curve_scaled, 3))
+"""),
+             answers=("mean_max_weight", "curve_raw", "curve_scaled"), points=4,
+             visible=_code("""
+assert len(curve_raw) == len(D_KS) and len(curve_scaled) == len(D_KS), "one value per d_k"
+assert all(0.1 - 1e-9 <= w <= 1 + 1e-9 for w in curve_raw + curve_scaled), \\
+    "a largest weight of m = 10 keys lies between 1/10 and 1"
+"""),
+             hidden=_code("""
+assert np.all(np.diff(curve_raw) > 0), "unscaled, the largest weight grows with d_k"
+assert curve_raw[-1] > 0.9, "unscaled, d_k = 256 is nearly one-hot"
+assert all(abs(w - 0.32) < 0.02 for w in curve_scaled[2:]), \\
+    "scaled, from d_k = 16 on the curve should stay flat at the level a correct experiment gives"
+assert mean_max_weight(8, True, m=1, trials=5) == 1.0, "one key gets all the weight"
+assert np.isfinite(mean_max_weight(250_000, False, m=3, trials=20)), \\
+    "scores of size 500 overflow e^x: use a stable softmax"
+assert abs(mean_max_weight(16, True, m=4, trials=4000, seed=3) - 0.51) < 0.03, \\
+    "m = 4 keys, seed 3: not the mean largest weight a correct experiment gives"
+""")),
+        Item("nb03_variance", DERIVE,
+             "The components of q and of k are independent, each with mean 0 and variance "
+             "sigma^2. Derive E[q . k] and Var[q . k] step by step, saying where independence is "
+             "used, and give the number the scores must be divided by to have variance 1.",
+             "$E[q \\cdot k] = \\sum_i E[q_i k_i] = \\sum_i E[q_i] E[k_i] = 0$ (independence of "
+             "$q_i$ and $k_i$). The terms $q_i k_i$ are independent of each other, so "
+             "$\\mathrm{Var}[q \\cdot k] = \\sum_i \\mathrm{Var}[q_i k_i]$; each is "
+             "$E[q_i^2 k_i^2] - E[q_i k_i]^2 = E[q_i^2] E[k_i^2] = \\sigma^4$, so "
+             "$\\mathrm{Var}[q \\cdot k] = d_k \\sigma^4$. Dividing by $\\sigma^2 \\sqrt{d_k}$ "
+             "gives variance 1; with $\\sigma = 1$ that is the paper's $\\sqrt{d_k}$.",
+             rubric=((1, "E[q . k] = 0, from E[q_i k_i] = E[q_i] E[k_i] (independence)."),
+                     (1, "The variance of the sum is the sum of the variances because the terms "
+                         "are independent (no covariances), said explicitly."),
+                     (1, "Var[q_i k_i] = E[q_i^2] E[k_i^2] = sigma^4, so Var[q . k] = "
+                         "d_k sigma^4."),
+                     (1, "Divide by sigma^2 sqrt(d_k) (sqrt(d_k) when sigma = 1).")))),
+)
+
+A04 = Assignment(
+    "04_masking", "Masking",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+
+def correct(X):
+    \"\"\"Causal self-attention of X (n, d) with itself as queries, keys and values.\"\"\"
+    return ac.scaled_dot_product_attention(X, X, X, ac.causal_mask(X.shape[0]))[0]
+
+
+def no_mask(X):
+    \"\"\"The same without a mask.\"\"\"
+    return ac.scaled_dot_product_attention(X, X, X)[0]
+
+
+def masked_after_softmax(X):
+    \"\"\"A classic bug: the future weights set to 0 after the softmax, without renormalising.\"\"\"
+    A = ac.softmax(X @ X.T / np.sqrt(X.shape[1]), axis=-1)   # (n, n)
+    return np.tril(A) @ X                                    # (n, n) @ (n, d) -> (n, d)
+
+
+ATTENDS = {"correct": correct, "no_mask": no_mask, "masked_after_softmax": masked_after_softmax}
+"""),
+    (
+        Item("nb04_batch_mask", FILL,
+             "A batch of three sequences of lengths 3, 1 and 2, padded to n = 3. Assign to "
+             "`M_batch` the additive mask of shape (batch, n, n) = (3, 3, 3) that is causal AND "
+             "hides each item's padded keys: 0 where a query may attend, -inf where not.",
+             _code("""
+### BEGIN SOLUTION
+M_batch = ac.causal_mask(3) + ac.padding_mask([3, 1, 2], m=3)   # (3, 3) + (3, 1, 3) -> (3, 3, 3)
+### END SOLUTION
+"""),
+             answers=("M_batch",), points=3,
+             visible=_code("""
+assert np.shape(M_batch) == (3, 3, 3), "one (n, n) mask per item: (3, 3, 3)"
+assert set(np.unique(M_batch)) <= {0.0, -np.inf}, "an additive mask holds only 0 and -inf"
+"""),
+             hidden=_code("""
+_M = np.where(np.triu(np.ones((3, 3)), 1) > 0, -np.inf, 0.0)[None] + np.where(
+    np.arange(3)[None, None, :] >= np.array([3, 1, 2])[:, None, None], -np.inf, 0.0)
+assert np.array_equal(np.triu(M_batch[0], 1) == -np.inf, np.triu(np.ones((3, 3)), 1) > 0), \\
+    "item 0 (nothing padded): the causal mask"
+assert np.array_equal(M_batch, _M), "not causal and padding together"
+""")),
+        Item("nb04_leaks", EXPERIMENT,
+             "Write `leaks(attend, n=6, d=3, seed=0)`: True when the output of `attend` at some "
+             "position t changes when a token AFTER t changes, False otherwise. `attend` takes X "
+             "of shape (n, d) and returns one output row per position. Any change at all counts. "
+             "The last lines of the cell run it on every function of ATTENDS.",
+             _code("""
+def leaks(attend, n=6, d=3, seed=0):
+    ### BEGIN SOLUTION
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))                  # (n, d)
+    before = attend(X)                           # (n, d_v)
+    for t in range(n - 1):                       # change every token after position t
+        Y = X.copy()
+        Y[t + 1:] = rng.normal(size=(n - t - 1, d))
+        if not np.array_equal(attend(Y)[: t + 1], before[: t + 1]):
+            return True
+    return False
+    ### END SOLUTION
+
+
+found = {name: leaks(f) for name, f in ATTENDS.items()}
+print(found)
+"""),
+             answers=("leaks", "found"), points=4,
+             visible=_code("""
+assert set(found) == set(ATTENDS), "one verdict per function of ATTENDS"
+assert found["no_mask"], "without a mask the future leaks in"
+"""),
+             hidden=_code("""
+assert found == {"correct": False, "no_mask": True, "masked_after_softmax": True}, \\
+    "not every function of ATTENDS got the right verdict"
+def _second_into_first(X):   # a leak from token 1 into position 0 only
+    out = correct(X).copy()
+    out[0] += 1e-4 * X[1]
+    return out
+assert leaks(_second_into_first), "a leak from position 1 into position 0 is a leak"
+def _next_token(X):          # each position sees the next token a little
+    out = correct(X).copy()
+    out[:-1] += 1e-4 * X[1:]
+    return out
+assert leaks(_next_token), "a small leak from the next token is a leak"
+assert not leaks(lambda X: np.cumsum(X, axis=0)), "a running sum uses only the past"
+assert leaks(lambda X: np.cumsum(X[::-1], axis=0)[::-1]), "a reversed running sum sees the future"
+assert not leaks(correct, n=2, d=1, seed=4), "two positions, the correct mask"
+""")),
+        Item("nb04_fully_masked", DERIVE,
+             "(a) What does the softmax of a row whose every entry is -inf give, and why "
+             "(compute e^x / sum e^x)? (b) With -1e9 in place of -inf, what does a fully masked "
+             "row give instead, and why is that worse for finding the bug? (c) Name one way a "
+             "fully masked row arises in practice, and what a correct implementation should do "
+             "about it.",
+             "(a) Every $e^{-\\infty} = 0$, so the row is $0/0$ = NaN in every entry (and with "
+             "the maximum subtracted first, $-\\infty - (-\\infty)$ is already NaN); the NaN "
+             "spreads through $A V$ into every later layer. (b) $-10^9$ is finite: after "
+             "subtracting the row's maximum every entry is $e^0 = 1$, so the weights are the "
+             "uniform $1/m$, an average over keys the query should not see: wrong numbers and no "
+             "error, silently. (c) For example a padded QUERY position whose keys are all "
+             "padding, or a window or causal mask whose offset is wrong for a cached step; the "
+             "implementation should refuse it with a clear error naming the row (as the core "
+             "does), or make sure each row keeps at least one key and ignore the outputs of "
+             "padded positions.",
+             rubric=((1, "(a) e^(-inf) = 0 everywhere gives 0/0 = NaN for the whole row, and "
+                         "the NaN propagates through the output."),
+                     (1, "(b) -1e9 gives uniform weights 1/m over forbidden keys: finite, wrong, "
+                         "and silent."),
+                     (1, "(c) a plausible cause (padded query rows, a wrong offset of a "
+                         "causal/window mask) and a remedy (a clear error, or at least one key "
+                         "per row with padded outputs ignored).")))),
+)
+
+A05 = Assignment(
+    "05_multi_head_attention", "Multi-head attention",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2605)
+n, d_model, h, d_k, d_v = 5, 8, 4, 3, 2        # d_k and d_v need not be d_model / h
+X = rng.normal(size=(n, d_model))               # (n, d_model)
+P = ac.init_attention_params(d_model, h, rng, d_k=d_k, d_v=d_v)
+# P.W_Q, P.W_K: (d_model, h*d_k); P.W_V: (d_model, h*d_v); P.W_O: (h*d_v, d_model)
+"""),
+    (
+        Item("nb05_param_count", FILL,
+             "A multi-head attention layer with d_model = 256 and h = 8 heads whose widths are "
+             "NOT d_model / h: d_k = 16 and d_v = 24. Assign to `n_params` the number of "
+             "weights in W_Q, W_K, W_V and W_O together (no biases): one whole number.",
+             _code("""
+### BEGIN SOLUTION
+n_params = 2 * 256 * (8 * 16) + 256 * (8 * 24) + (8 * 24) * 256   # W_Q, W_K; W_V; W_O
+### END SOLUTION
+"""),
+             answers=("n_params",), points=2,
+             visible=_code("""
+assert float(n_params).is_integer() and n_params > 0, "a count of weights is a positive whole number"
+"""),
+             hidden=_code("""
+assert n_params != 4 * 256 ** 2, "that is the count for d_k = d_v = d_model / h"
+assert n_params == 2 * 256 * 128 + 2 * 256 * 192, "not the weights of the four matrices"
+""")),
+        Item("nb05_head_contributions", EXPERIMENT,
+             "The output Concat(head_1, ..., head_h) W_O is a SUM over heads: head r only meets "
+             "its own block of rows of W_O. Write `head_contributions(X, P, h)` returning an "
+             "array of shape (h, n, d_model) whose r-th slice is what head r adds to the output, "
+             "head_r W_O^(r), computed head by head from the blocks of the projections. The last lines of the "
+             "cell run it and compare the sum of the contributions with the core's output.",
+             _code("""
+def head_contributions(X, P, h):
+    ### BEGIN SOLUTION
+    d_k, d_v = P.W_Q.shape[1] // h, P.W_V.shape[1] // h
+    out = []
+    for r in range(h):
+        q = X @ P.W_Q[:, r * d_k:(r + 1) * d_k]      # (n, d_model) @ (d_model, d_k) -> (n, d_k)
+        k = X @ P.W_K[:, r * d_k:(r + 1) * d_k]      # (n, d_k)
+        v = X @ P.W_V[:, r * d_v:(r + 1) * d_v]      # (n, d_v)
+        head = ac.scaled_dot_product_attention(q, k, v)[0]   # (n, d_v)
+        out.append(head @ P.W_O[r * d_v:(r + 1) * d_v])      # (n, d_v) @ (d_v, d_model) -> (n, d_model)
+    return np.stack(out)                              # (h, n, d_model)
+    ### END SOLUTION
+
+
+contributions = head_contributions(X, P, h)
+full = ac.multi_head_attention(X, X, P.W_Q, P.W_K, P.W_V, P.W_O, h)[0]   # (n, d_model)
+print("largest |sum of contributions - output|:", np.abs(contributions.sum(axis=0) - full).max())
+"""),
+             answers=("head_contributions", "contributions"), points=4,
+             visible=_code("""
+assert np.shape(contributions) == (h, n, d_model), "one (n, d_model) slice per head"
+"""),
+             hidden=_code("""
+_full = ac.multi_head_attention(X, X, P.W_Q, P.W_K, P.W_V, P.W_O, h)[0]
+assert np.allclose(contributions.sum(axis=0), _full), "the contributions do not add up to the output"
+_r = np.random.default_rng(11)
+_P = ac.init_attention_params(6, 3, _r, d_k=5, d_v=4)
+_X = _r.normal(size=(7, 6))
+_c = head_contributions(_X, _P, 3)
+assert np.shape(_c) == (3, 7, 6), "h = 3 heads, n = 7, d_model = 6: (3, 7, 6)"
+for _k in range(3):
+    _W_O = np.zeros_like(_P.W_O)
+    _W_O[_k * 4:(_k + 1) * 4] = _P.W_O[_k * 4:(_k + 1) * 4]   # only head _k reaches the output
+    assert np.allclose(_c[_k], ac.multi_head_attention(_X, _X, _P.W_Q, _P.W_K, _P.W_V, _W_O, 3)[0]), \\
+        "a slice is not that head's own contribution (d_k = 5, d_v = 4: the blocks of W_V and W_O are 4 wide)"
+_one = ac.init_attention_params(6, 1, _r)
+assert np.allclose(head_contributions(_X, _one, 1)[0],
+                   ac.multi_head_attention(_X, _X, _one.W_Q, _one.W_K, _one.W_V, _one.W_O, 1)[0]), \\
+    "one head: its contribution is the whole output"
+""")),
+        Item("nb05_concat_is_a_sum", DERIVE,
+             "(a) Prove that Concat(H_1, ..., H_h) W_O = sum_r H_r W_O^(r), where W_O^(r) is the "
+             "r-th block of d_v rows of W_O. (b) Two heads have identical W_Q^(r), W_K^(r) and "
+             "W_V^(r). Show that they can be replaced by one head, and say what W_O block that "
+             "head needs. (c) With d_k = d_v = d_model / h, how does the number of weights change "
+             "when h is doubled, and why?",
+             "(a) Entry $(i, j)$ of $C W_O$ with $C = [H_1, \\dots, H_h]$ is "
+             "$\\sum_c C_{ic} (W_O)_{cj}$; split the columns $c$ into the $h$ blocks of width "
+             "$d_v$: block $r$ of $C$ is $H_r$ and meets only block $r$ of the rows of $W_O$, so the "
+             "sum is $\\sum_r (H_r W_O^{(r)})_{ij}$ (block matrix multiplication). (b) Equal "
+             "projections give equal heads $H_a = H_b$, so by (a) "
+             "$H_a W_O^{(a)} + H_b W_O^{(b)} = H_a (W_O^{(a)} + W_O^{(b)})$: one head with the "
+             "sum of the two blocks gives the same output; the second head adds nothing a single "
+             "one cannot. (c) It does not change: $W_Q, W_K, W_V$ are $d_{model} \\times h d_k = "
+             "d_{model} \\times d_{model}$ and $W_O$ is $h d_v \\times d_{model} = d_{model} "
+             "\\times d_{model}$ for every $h$, $4 d_{model}^2$ in all: more heads, each "
+             "narrower.",
+             rubric=((1, "(a) the columns of Concat split into h blocks that meet only their "
+                         "own rows of W_O (block multiplication, or entry by entry)."),
+                     (1, "(b) identical projections give identical heads, and by (a) one head "
+                         "with W_O^(a) + W_O^(b) replaces both."),
+                     (1, "(c) unchanged, 4 d_model^2, because h d_k = h d_v = d_model for every "
+                         "h.")))),
+)
+
+ASSIGNMENTS = (A01, A02, A03, A04, A05)
