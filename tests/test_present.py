@@ -17,10 +17,10 @@ isolated home. For every notebook, in headless Chromium at 1920 x 1080:
   are there (aside.notes, reveal.js's speaker view) as many as the notebook has;
 - on the slide with the live figure, move its slider with the keyboard on the handle and see
   both its text and its image change;
-- at the end, every image of the deck has an alt that is not a file name, and axe-core, run
-  once on the whole deck (every slide and fragment shown, one below the other), finds no
-  serious or critical violation and no other one the README does not list
-  (tests/accessibility.py);
+- at the end, the page's language is the notebook's, every image of the deck has an alt that
+  is not a file name, and axe-core, run once on the whole deck (every slide and fragment shown,
+  one below the other), finds no serious or critical violation and no other one the README
+  does not list (tests/accessibility.py);
 - abort every request that does not go to 127.0.0.1 and fail if there was any;
 - fail on any uncaught page error except the two known ones of Voila 0.5's own scripts
   (KNOWN_PAGE_ERRORS).
@@ -404,6 +404,11 @@ def test_presentation(name, present_server, browser):
         if live_cells and not moved:
             problems.append("no slide showed the live figure")
         # accessibility, on the deck as it is at the end of the walk (widgets drawn and moved)
+        meta = json.loads(served.read_text(encoding="utf-8"))["metadata"]
+        want_lang = (meta.get("translation") or {}).get("language", "en")
+        lang = page.evaluate("() => document.documentElement.lang")
+        if lang != want_lang:
+            problems.append(f"the deck's language is {lang!r}, not the notebook's {want_lang!r}")
         problems += a11y.image_alt_problems(page, f"{stem} slides")
         hidden = page.evaluate(WHOLE_DECK_JS)
         if hidden:
