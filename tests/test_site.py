@@ -17,7 +17,9 @@ with every request to another host aborted and counted. For every page it assert
 - a search box, and previous/next links in course order; the sidebar lists the notebooks
   in course order; index.html opens 00.
 
-- accessibility (tests/accessibility.py): axe-core finds no serious or critical violation,
+- accessibility (tests/accessibility.py): the page's language (ja on the Japanese pages), one
+  heading of level 1 shown, the notebook's title;
+  axe-core finds no serious or critical violation,
   and no other one that the README's section "Accessibility" does not list; every image has
   an alt that is not a file name (a stored figure's is its section and the paragraph that
   introduces it, course/alt_text.py). The search page and the index of both editions too.
@@ -64,6 +66,9 @@ SITE_CSS = ROOT / "site" / "_static" / "course-site.css"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/svg+xml")
 PAGE_MS = 60_000
+# The highlighted code, whose colour contrast tests/accessibility.py computes apart from axe's
+# (a span per token made axe's color-contrast most of the test's time)
+CODE = "div.highlight"
 
 pytestmark = pytest.mark.browser
 
@@ -345,8 +350,16 @@ def test_notebook_page(nb, site_dir, site_url, visit):
         problems.append(f"sidebar is not the notebooks in course order: {sidebar}")
 
     where = f"{folder}{nb.stem}.html"
+    lang = page.evaluate("() => document.documentElement.lang")
+    if lang != ("ja" if folder else "en"):
+        problems.append(f"the page's language is {lang!r}, not {'ja' if folder else 'en'!r}")
+    h1 = page.evaluate("() => [...document.querySelectorAll('h1')].filter(h => h.getClientRects()"
+                       ".length).map(h => h.textContent.replace('#', '').trim())")
+    if h1 != [facts["title"]]:
+        problems.append(f"the page's shown headings of level 1 are {h1}, not the notebook's "
+                        f"title {facts['title']!r} alone")
     problems += a11y.image_alt_problems(page, where)
-    problems += a11y.axe_problems(page, where, "test_site.py")
+    problems += a11y.axe_problems(page, where, "test_site.py", contrast_apart=CODE)
 
     if problems:
         pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems), pytrace=False)
@@ -365,7 +378,7 @@ def test_index_search_and_other_pages(site_dir, site_url, visit):
             if p.stem not in names and p.name != "index.html"):
         problems += [f"{other}: {p}" for p in _load(visit, f"{site_url}{other}")]
         problems += a11y.image_alt_problems(page, other)
-        problems += a11y.axe_problems(page, other, "test_site.py")
+        problems += a11y.axe_problems(page, other, "test_site.py", contrast_apart=CODE)
 
     # search from the box, for a word of the last notebook's title
     last = NOTEBOOKS[-1]
@@ -385,7 +398,8 @@ def test_index_search_and_other_pages(site_dir, site_url, visit):
                                       "as => as.map(a => a.getAttribute('href'))")
     if not any(h.split("?")[0].split("#")[0] == f"{last.stem}.html" for h in found):
         problems.append(f"searching {word!r} did not find {last.stem}.html: {found}")
-    problems += a11y.axe_problems(page, "search.html with results", "test_site.py")
+    problems += a11y.axe_problems(page, "search.html with results", "test_site.py",
+                                  contrast_apart=CODE)
 
     problems += visit.problems()
     if problems:
@@ -806,6 +820,8 @@ def test_accessibility_checks_can_fail(site_browser):
                          '<p style="color:#bbb;background:#fff">faint text</p>'
                          '<div class="theirs"><img src="data:image/png;base64,iVBORw0KGgo="></div>'
                          '<img alt="_images/0a1b2c3d4e5f60718293a4b5c6d7e8f9.png" src="x.png">'
+                         '<div class="highlight"><pre><span style="color:#aaa">pale</span> '
+                         '<span style="color:#333">dark</span></pre></div>'
                          '<h4>skipped levels</h4></main></body></html>')
         failing = a11y.axe_problems(page, "sample", "test_site.py")
         assert any("color-contrast (serious" in p for p in failing), failing
@@ -814,6 +830,10 @@ def test_accessibility_checks_can_fail(site_browser):
         excused = a11y.axe_problems(page, "sample", "test_site.py",
                                     known=(a11y.Known("image-alt", ".theirs", "upstream#1"),))
         assert not any("image-alt" in p for p in excused), excused
+        apart = a11y.axe_problems(page, "sample", "test_site.py", contrast_apart=CODE)
+        assert any("color-contrast (serious, 1 element" in p for p in apart), apart  # the <p>
+        code = [p for p in apart if "text in div.highlight" in p]
+        assert len(code) == 1 and "'pale'" in code[0], code
         alts = a11y.image_alt_problems(page, "sample")
         assert len(alts) == 2 and "no alt" in alts[0] and "file name" in alts[1], alts
     finally:
