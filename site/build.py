@@ -42,7 +42,9 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT))   # course/alt_text.py: standard library only, shared with the slides
 import translate  # noqa: E402  (scripts/: the Japanese edition's catalogs, read one way)
+from course import alt_text  # noqa: E402
 
 SITE = ROOT / "site"
 NOTEBOOKS = ROOT / "notebooks"
@@ -314,6 +316,11 @@ def static_copy(path: Path, lang: str = "en", counterpart: str | None = None,
             cell.source = OUTSIDE_LINK.sub(
                 lambda m: f'<a href="../{m.group(2)}.html{m.group(3) or ""}">{m.group(1)}</a>',
                 cell.source)
+    for i, cell in enumerate(nb.cells):   # each stored figure's alt (myst-nb's cell option)
+        if cell.cell_type == "code" and any(m.startswith("image/") for o in cell.get("outputs", [])
+                                            for m in o.get("data", {})):
+            cell.metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = \
+                alt_text.figure_alt(nb.cells, i, lang)
     if counterpart:
         href, label, hreflang = EDITION_LINK[lang]
         # A fixed id: nbformat would make a random one, rewriting every page's copy on every

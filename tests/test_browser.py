@@ -17,6 +17,10 @@ For every notebook this test:
   (keyboard on a slider handle, typing into its readout, choosing a dropdown option,
   clicking another toggle button) and asserts that the figure's text and image both
   change, recording the time from the key/click to the updated output;
+- on one notebook of each language (A11Y_NOTEBOOKS), runs axe-core on the page once the
+  controls have moved: no serious or critical violation except JupyterLab's own (LAB_KNOWN,
+  each on the elements it names, with its upstream issue), no other one the README does not
+  list (tests/accessibility.py);
 - saves screenshots (before / after moving the controls) to artifacts/browser/;
 - fails if the page made any request that is not to 127.0.0.1 / localhost / data: / blob:.
 
@@ -43,6 +47,7 @@ from pathlib import Path
 import pytest
 from required import require
 
+import accessibility as a11y
 import browser_helpers as bh
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,6 +55,17 @@ NOTEBOOK_DIR = Path(os.environ.get("BROWSER_TEST_NOTEBOOKS", ROOT / "notebooks")
 ARTIFACTS = ROOT / "artifacts" / "browser"
 NOTEBOOKS = bh.notebook_names(NOTEBOOK_DIR)   # the English notebooks and notebooks/ja/
 # Under pytest-xdist: the same id in every worker of one run, and this worker's name.
+# axe-core runs on one notebook of each language, once its cells have run and its controls moved
+A11Y_NOTEBOOKS = ("04_masking.ipynb", "ja/04_masking.ipynb")
+# Serious violations that are JupyterLab's or ipywidgets', not the course's (README, "Accessibility")
+LAB_KNOWN = (
+    a11y.Known("aria-allowed-attr", "jp-button", "jupyterlab/jupyterlab#16891"),
+    a11y.Known("aria-required-children", ".jp-WindowedPanel-viewport", "jupyterlab/jupyterlab#14765"),
+    a11y.Known("aria-input-field-name", ".cm-editor", "jupyterlab/jupyterlab#10347"),
+    a11y.Known("aria-input-field-name", ".widget-slider", "leongersen/noUiSlider#1223"),
+    a11y.Known("image-alt", ".jp-RenderedImage, .widget-image",
+               "jupyter/enhancement-proposals#120"),
+)
 XDIST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 
@@ -228,6 +244,11 @@ def test_notebook_in_jupyterlab(name, lab_server, lab_page, latency_report):
             run.timings["controls_s"] = time.perf_counter() - t
             run.screenshot("2-after", boxes)
             problems += [f"after moving the controls: {p}" for p in run.cell_problems()]
+        if name in A11Y_NOTEBOOKS:
+            t = time.perf_counter()
+            problems += a11y.axe_problems(page, f"{name} in JupyterLab", "test_browser.py",
+                                          known=LAB_KNOWN)
+            run.timings["axe_s"] = time.perf_counter() - t
     except Exception:
         failed = True
         with contextlib.suppress(Exception):   # the page may be gone; keep the real error

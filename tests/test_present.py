@@ -17,6 +17,10 @@ isolated home. For every notebook, in headless Chromium at 1920 x 1080:
   are there (aside.notes, reveal.js's speaker view) as many as the notebook has;
 - on the slide with the live figure, move its slider with the keyboard on the handle and see
   both its text and its image change;
+- at the end, the page's language is the notebook's, every image of the deck has an alt that
+  is not a file name, and axe-core, run once on the whole deck (every slide and fragment shown,
+  one below the other), finds no serious or critical violation and no other one the README
+  does not list (tests/accessibility.py);
 - abort every request that does not go to 127.0.0.1 and fail if there was any;
 - fail on any uncaught page error except the two known ones of Voila 0.5's own scripts
   (KNOWN_PAGE_ERRORS).
@@ -45,6 +49,7 @@ from pathlib import Path
 import pytest
 from required import require
 
+import accessibility as a11y
 import browser_helpers as bh
 from localserver import LocalServer  # hub/, on sys.path through browser_helpers
 
@@ -300,6 +305,29 @@ FIT_JS = """([W, H]) => {
   return out;
 }"""
 
+# After the walk, for axe-core: every slide and fragment shown, one below the other, as in
+# reveal.js's print view, so that one run of axe sees the whole deck (reveal.js hides every slide
+# but the present one, and axe skips what is hidden). The deck is not used after it.
+WHOLE_DECK_JS = """() => {
+  document.querySelectorAll('.reveal .slides section').forEach(s => {
+    s.hidden = false; s.removeAttribute('aria-hidden'); });
+  document.querySelectorAll('.reveal .fragment').forEach(f => f.classList.add('visible'));
+  const style = document.createElement('style');
+  style.textContent = `
+    .reveal .slides section { display: block !important; position: relative !important;
+      transform: none !important; top: auto !important; left: auto !important;
+      opacity: 1 !important; visibility: visible !important; height: auto !important; }
+    .reveal .slides { position: static !important; transform: none !important;
+      height: auto !important; overflow: visible !important; zoom: 1 !important; }
+    .reveal .controls, .reveal .progress, .reveal .slide-number { display: none !important; }
+    html, body, .reveal-viewport, .reveal { overflow: visible !important; height: auto !important; }`;
+  document.head.appendChild(style);
+  // what axe would still skip: slides or images that are not rendered
+  return [...document.querySelectorAll('.reveal .slides section, .reveal .slides img')]
+    .filter(e => !e.getClientRects().length || getComputedStyle(e).visibility === 'hidden')
+    .map(e => e.tagName.toLowerCase() + (e.getAttribute('cell-index') || '')).slice(0, 5);
+}"""
+
 IN_PRESENT_SLIDE_JS = """(el) => { const s = el.closest('section');
   return !!s && s.classList.contains('present'); }"""
 
@@ -375,6 +403,17 @@ def test_presentation(name, present_server, browser):
                             f"{len(deck.slides)} slides")
         if live_cells and not moved:
             problems.append("no slide showed the live figure")
+        # accessibility, on the deck as it is at the end of the walk (widgets drawn and moved)
+        meta = json.loads(served.read_text(encoding="utf-8"))["metadata"]
+        want_lang = (meta.get("translation") or {}).get("language", "en")
+        lang = page.evaluate("() => document.documentElement.lang")
+        if lang != want_lang:
+            problems.append(f"the deck's language is {lang!r}, not the notebook's {want_lang!r}")
+        problems += a11y.image_alt_problems(page, f"{stem} slides")
+        hidden = page.evaluate(WHOLE_DECK_JS)
+        if hidden:
+            problems.append(f"slides or images still hidden from axe-core: {hidden}")
+        problems += a11y.axe_problems(page, f"{stem} slides", "test_present.py")
     except Exception:
         with contextlib.suppress(Exception):
             page.screenshot(path=str(ARTIFACTS / f"{stem}-failure.png"))

@@ -17,6 +17,13 @@ with every request to another host aborted and counted. For every page it assert
 - a search box, and previous/next links in course order; the sidebar lists the notebooks
   in course order; index.html opens 00.
 
+- accessibility (tests/accessibility.py): the page's language (ja on the Japanese pages), one
+  heading of level 1 shown, the notebook's title;
+  axe-core finds no serious or critical violation,
+  and no other one that the README's section "Accessibility" does not list; every image has
+  an alt that is not a file name (a stored figure's is its section and the paragraph that
+  introduces it, course/alt_text.py). The search page and the index of both editions too.
+
 Besides: a search from the search box finds the page of the word searched, Japanese
 terms are drawn with one of the system CJK fonts named in the site's CSS (no web font),
 and no built HTML or CSS file references an asset on another host.
@@ -44,6 +51,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from required import require
 
+import accessibility as a11y
 import browser_helpers as bh
 from localserver import serving  # hub/, on sys.path through browser_helpers
 
@@ -56,6 +64,9 @@ SITE_CSS = ROOT / "site" / "_static" / "course-site.css"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/svg+xml")
 PAGE_MS = 60_000
+# The highlighted code, whose colour contrast tests/accessibility.py computes apart from axe's
+# (a span per token made axe's color-contrast most of the test's time)
+CODE = "div.highlight"
 
 pytestmark = pytest.mark.browser
 
@@ -323,6 +334,18 @@ def test_notebook_page(nb, site_dir, site_url, visit):
     if sidebar != want_sidebar:
         problems.append(f"sidebar is not the notebooks in course order: {sidebar}")
 
+    where = f"{folder}{nb.stem}.html"
+    lang = page.evaluate("() => document.documentElement.lang")
+    if lang != ("ja" if folder else "en"):
+        problems.append(f"the page's language is {lang!r}, not {'ja' if folder else 'en'!r}")
+    h1 = page.evaluate("() => [...document.querySelectorAll('h1')].filter(h => h.getClientRects()"
+                       ".length).map(h => h.textContent.replace('#', '').trim())")
+    if h1 != [facts["title"]]:
+        problems.append(f"the page's shown headings of level 1 are {h1}, not the notebook's "
+                        f"title {facts['title']!r} alone")
+    problems += a11y.image_alt_problems(page, where)
+    problems += a11y.axe_problems(page, where, "test_site.py", contrast_apart=CODE)
+
     if problems:
         pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems), pytrace=False)
 
@@ -334,9 +357,13 @@ def test_index_search_and_other_pages(site_dir, site_url, visit):
     page.goto(f"{site_url}index.html", timeout=PAGE_MS)
     page.wait_for_url(f"**/{names[0]}.html", timeout=PAGE_MS)
 
-    for other in sorted(p.name for p in site_dir.glob("*.html")
-                        if p.stem not in names and p.name != "index.html"):
-        problems += [f"{other}: {p}" for p in _load(visit, f"{site_url}{other}")]  # search, genindex
+    # search, genindex (of both editions): what they show, axe-core on them
+    for other in sorted(p.relative_to(site_dir).as_posix() for p in [
+            *site_dir.glob("*.html"), *site_dir.glob("ja/*.html")]
+            if p.stem not in names and p.name != "index.html"):
+        problems += [f"{other}: {p}" for p in _load(visit, f"{site_url}{other}")]
+        problems += a11y.image_alt_problems(page, other)
+        problems += a11y.axe_problems(page, other, "test_site.py", contrast_apart=CODE)
 
     # search from the box, for a word of the last notebook's title
     last = NOTEBOOKS[-1]
@@ -356,6 +383,8 @@ def test_index_search_and_other_pages(site_dir, site_url, visit):
                                       "as => as.map(a => a.getAttribute('href'))")
     if not any(h.split("?")[0].split("#")[0] == f"{last.stem}.html" for h in found):
         problems.append(f"searching {word!r} did not find {last.stem}.html: {found}")
+    problems += a11y.axe_problems(page, "search.html with results", "test_site.py",
+                                  contrast_apart=CODE)
 
     problems += visit.problems()
     if problems:
@@ -761,3 +790,57 @@ def test_thinned_grids_keep_the_defaults_and_fit():
         assert {0, len(c["values"]) - 1, *required} <= set(d) and d == sorted(set(d))
     buttons = [control("ToggleButtons", 30, 0), control("Dropdown", 30, 0)]
     assert frames.thin(buttons, [[0], [0]]) == [list(range(30))] * 2   # never thinned
+
+
+# --------------------------------------------------------------------------
+# The accessibility checks themselves (tests/accessibility.py, course/alt_text.py)
+# --------------------------------------------------------------------------
+
+def test_accessibility_checks_can_fail(site_browser):
+    """axe-core's serious and critical violations are reported, a KNOWN one only where it is
+    named, a moderate one the README does not list is reported; alts that say nothing fail."""
+    page = site_browser.new_page()
+    try:
+        page.set_content('<html lang="en"><head><title>t</title></head><body><main><h1>Page</h1>'
+                         '<p style="color:#bbb;background:#fff">faint text</p>'
+                         '<div class="theirs"><img src="data:image/png;base64,iVBORw0KGgo="></div>'
+                         '<img alt="_images/0a1b2c3d4e5f60718293a4b5c6d7e8f9.png" src="x.png">'
+                         '<div class="highlight"><pre><span style="color:#aaa">pale</span> '
+                         '<span style="color:#333">dark</span></pre></div>'
+                         '<h4>skipped levels</h4></main></body></html>')
+        failing = a11y.axe_problems(page, "sample", "test_site.py")
+        assert any("color-contrast (serious" in p for p in failing), failing
+        assert any("image-alt (critical" in p for p in failing), failing
+        assert any("heading-order" in p and "not listed in the README" in p for p in failing), failing
+        excused = a11y.axe_problems(page, "sample", "test_site.py",
+                                    known=(a11y.Known("image-alt", ".theirs", "upstream#1"),))
+        assert not any("image-alt" in p for p in excused), excused
+        apart = a11y.axe_problems(page, "sample", "test_site.py", contrast_apart=CODE)
+        assert any("color-contrast (serious, 1 element" in p for p in apart), apart  # the <p>
+        code = [p for p in apart if "text in div.highlight" in p]
+        assert len(code) == 1 and "'pale'" in code[0], code
+        alts = a11y.image_alt_problems(page, "sample")
+        assert len(alts) == 2 and "no alt" in alts[0] and "file name" in alts[1], alts
+    finally:
+        page.close()
+    assert a11y.alt_problem("  ") == "an empty alt"
+    assert a11y.alt_problem("data:image/png;base64,xx")
+    assert a11y.alt_problem("Figure (6. Attention weights): the heatmap of A") is None
+    assert {"region", "empty-table-header"} <= a11y.readme_rules()
+
+
+def test_figure_alt_is_the_section_and_its_paragraph():
+    from course import alt_text
+
+    cells = [{"cell_type": "markdown", "source": "# 03 Title\n\nIntro."},
+             {"cell_type": "markdown", "source": "## 2. Scores\n\nFirst.\n\nThe histogram of "
+                                                  "$q \\cdot k / \\sqrt{d_k}$ for [every](x.ipynb) "
+                                                  "**width**:"},
+             {"cell_type": "code", "source": "nb03.plot()"}]
+    assert alt_text.figure_alt(cells, 2) == (
+        "Figure (2. Scores): The histogram of q · k / √(d_k) for every width:")
+    assert alt_text.figure_alt(cells, 2, "ja").startswith("図 (2. Scores): ")
+    assert alt_text.figure_alt(cells[2:], 0) == "Figure"
+    long = [{"cell_type": "markdown", "source": "A sentence. " * 60}, cells[2]]
+    assert len(alt_text.figure_alt(long, 1)) <= alt_text.MAX_CHARS + 20
+    assert alt_text.notebook_language({"metadata": {"translation": {"language": "ja"}}}) == "ja"

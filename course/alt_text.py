@@ -1,0 +1,105 @@
+"""Text alternatives of the stored figures, for the editions without a kernel (site, slides).
+
+A figure's alt is the notebook's own words about it: the section it is in and the paragraph
+that introduces it (the last paragraph of the markdown cell before its code cell), as plain
+text, in the notebook's language. It is not yet made from the figure's data (issue 27).
+
+Standard library only: site/build.py imports it in .venv-site, and the slides' template
+(presentation/) calls it as the Jinja filter `figure_alt` (presentation/voila.json).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+FIGURE = {"en": "Figure", "ja": "図"}
+MAX_CHARS = 400
+
+SYMBOLS = {"times": "×", "cdot": "·", "infty": "∞", "to": "→", "rightarrow": "→",
+           "leftarrow": "←", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "approx": "≈",
+           "ne": "≠", "neq": "≠", "in": "∈", "sum": "Σ", "prod": "Π", "top": "ᵀ", "ldots": "…",
+           "dots": "…", "cdots": "…", "pm": "±", "sim": "~", "quad": " ", "qquad": " ",
+           "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ",
+           "epsilon": "ε", "varepsilon": "ε", "theta": "θ", "lambda": "λ", "mu": "μ",
+           "pi": "π", "sigma": "σ", "omega": "ω", "tau": "τ", "phi": "φ", "odot": "⊙",
+           "mid": "|", "lvert": "|", "rvert": "|", "max": "max", "min": "min", "exp": "exp",
+           "log": "log", "sin": "sin", "cos": "cos", "arg": "arg"}
+_FRAC = re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}")
+_SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
+_WRAP = re.compile(r"\\(?:text|mathrm|mathbf|mathcal|mathit|boldsymbol|operatorname|mathbb)"
+                   r"\s*\{([^{}]*)\}")
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"<[^>]+>")
+
+
+def tex_to_text(tex: str) -> str:
+    """A formula as a screen reader can say it: symbols for the commands, no braces."""
+    for _ in range(3):   # nested \frac{\sqrt{d_k}}{2} and the like
+        tex = _FRAC.sub(r"(\1)/(\2)", tex)
+        tex = _SQRT.sub(r"√(\1)", tex)
+        tex = _WRAP.sub(r"\1", tex)
+    tex = re.sub(r"\\(?:mathcal|mathbf|mathrm|left|right|big|Big|bigl|bigr)\b\s*", "", tex)
+    tex = _COMMAND.sub(lambda m: SYMBOLS.get(m.group(1), m.group(1)), tex)
+    return tex.replace("{", "").replace("}", "").replace("\\,", " ").replace("\\", "")
+
+
+def markdown_to_text(md: str, blocks: bool = True) -> str:
+    """Markdown (with $...$ maths and a little HTML) as one line of plain text; `blocks`: drop
+    the markers of headings and list items at the start of a line."""
+    md = re.sub(r"\$\$(.+?)\$\$", lambda m: tex_to_text(m.group(1)), md, flags=re.S)
+    md = re.sub(r"\$([^$]+)\$", lambda m: tex_to_text(m.group(1)), md)
+    md = _LINK.sub(r"\1", md)
+    md = _TAG.sub("", md)
+    if blocks:
+        md = re.sub(r"^\s*(?:#+|[-*+]|\d+\.)\s+", "", md, flags=re.M)
+    md = md.replace("**", "").replace("`", "")
+    md = re.sub(r"(?<!\w)[*_](\S[^*_]*?)[*_](?!\w)", r"\1", md)
+    return " ".join(html.unescape(md).split())
+
+
+def _shorten(text: str, n: int = MAX_CHARS) -> str:
+    if len(text) <= n:
+        return text
+    cut = text[:n]
+    end = max(cut.rfind(". "), cut.rfind("。"))
+    return cut[:end + 1] if end > n // 3 else cut.rsplit(" ", 1)[0] + " …"
+
+
+def _source(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def figure_alt(cells, index: int, lang: str = "en") -> str:
+    """The alt of the figures of code cell `index` of `cells` (a notebook's cells)."""
+    heading, paragraph = "", ""
+    for cell in cells[:index]:
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = _source(cell)
+        headings = re.findall(r"^#{1,3}\s+(.+)$", source, flags=re.M)
+        if headings:
+            heading = markdown_to_text(headings[-1], blocks=False)
+        paragraphs = [p for p in re.split(r"\n\s*\n", source.strip())
+                      if p.strip() and not re.match(r"^#{1,6}\s", p.strip())]
+        paragraph = markdown_to_text(paragraphs[-1]) if paragraphs else ""
+    label = FIGURE.get(lang, FIGURE["en"])
+    if heading:
+        label += f" ({heading})"
+    return f"{label}: {_shorten(paragraph)}" if paragraph else label
+
+
+def notebook_language(nb) -> str:
+    """"ja" for the Japanese edition's notebooks (metadata.translation.language), else "en"."""
+    meta = nb.get("metadata", {}) if isinstance(nb, dict) else nb.metadata
+    return (meta.get("translation") or {}).get("language", "en")
+
+
+def figure_alt_filter(cell, nb) -> str:
+    """Jinja filter of the slides' template: `{{ cell | figure_alt(nb) }}`."""
+    cells = nb["cells"]
+    index = next((i for i, c in enumerate(cells) if c is cell or (
+        c.get("id") and c.get("id") == cell.get("id"))), len(cells))
+    return figure_alt(cells, index, notebook_language(nb))
