@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -52,7 +53,7 @@ def ephemeral_ports(path: str = "/proc/sys/net/ipv4/ip_local_port_range") -> ran
     return range(low, high + 1)
 
 
-def free_port_outside_ephemeral(avoid=(), low: int = 20000, rng=None) -> int:
+def free_port_outside_ephemeral(avoid=(), low: int = 20000) -> int:
     """A free port on 127.0.0.1 below the ephemeral range and not in `avoid`.
 
     A port found free with a bind to port 0 (jupyterhub's random_port) lies in the ephemeral
@@ -60,16 +61,13 @@ def free_port_outside_ephemeral(avoid=(), low: int = 20000, rng=None) -> int:
     minute before the server binds it, one of them may take it (jupyterhub/jupyterhub#3005).
     Below that range only a process that names its port binds; `avoid` holds the ports that this
     hub has handed out already. The range is [low, start of the ephemeral range)."""
-    import random
-
-    rng = rng or random.SystemRandom()
     top = ephemeral_ports().start
     if top <= low:
         raise RuntimeError(f"no ports between {low} and the ephemeral range ({top}-): lower `low` "
                            "or raise net.ipv4.ip_local_port_range")
     avoid = set(avoid)
     candidates = [p for p in range(low, top) if p not in avoid]
-    rng.shuffle(candidates)
+    random.shuffle(candidates)
     for port in candidates[:200]:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
