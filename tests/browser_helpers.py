@@ -290,32 +290,58 @@ RESET_RUN_STATE_JS = """() => { window.__stuckPicture = null; window.__stuckSinc
                                window.__waitStart = Date.now(); }"""
 
 # Every widget view rendered: no placeholder left, every live figure has text, a loaded image
-# and all its controls.
-WIDGETS_STATE_JS = """([liveBoxSel, liveExpected]) => {
+# and all its controls. WIDGETS_WHY_JS says what is still awaited ('done', 'error' or the
+# first thing missing); WIDGETS_STATE_JS is the same test in the form wait_for_function wants.
+WIDGETS_WHY_JS = """([liveBoxSel, liveExpected]) => {
   const nb = document.querySelector('.jp-Notebook');
-  if (!nb) return false;
+  if (!nb) return 'no .jp-Notebook on the page';
   // at least one live figure per cell that calls with_controls() (no vacuous 'done')
-  if (nb.querySelectorAll(liveBoxSel).length < liveExpected) return false;
+  const boxes = [...nb.querySelectorAll(liveBoxSel)];
+  if (boxes.length < liveExpected)
+    return boxes.length + ' of ' + liveExpected + ' live figures on the page';
   // outputs only: a notebook's own text may mention these phrases
   const text = [...nb.querySelectorAll('.jp-OutputArea-output')].map(o => o.textContent).join(' ');
   if (text.includes('Error displaying widget')) return 'error';
-  if (text.includes('Loading widget...')) return false;
-  for (const box of nb.querySelectorAll(liveBoxSel)) {
+  const loading = text.split('Loading widget...').length - 1;
+  if (loading) return loading + ' output(s) still say Loading widget...';
+  for (const [k, box] of boxes.entries()) {
+    const where = 'live figure ' + (k + 1) + ': ';
     const t = box.querySelector(':scope > .live-figure-text pre');
     const img = box.querySelector(':scope > img.live-figure-image');
-    if (!t || !t.textContent.trim()) return false;
-    if (!img || !img.getAttribute('src') || !img.complete || img.naturalWidth === 0) return false;
+    if (!t || !t.textContent.trim()) return where + 'no text yet';
+    if (!img || !img.getAttribute('src')) return where + 'no image yet';
+    if (!img.complete || img.naturalWidth === 0) return where + 'image not loaded';
     // every control rendered: a Box holds a bare <div class="lm-Widget"> in a child's place
     // until that child's view exists; a slider can be moved once noUiSlider made its handle
     const placeholder = ch => ch.classList.contains('lm-Widget')
                               && [...ch.classList].every(c => c.startsWith('lm-'));
     for (const b of [box, ...box.querySelectorAll('.widget-box')])
-      if ([...b.children].some(placeholder)) return false;
+      if ([...b.children].some(placeholder)) return where + 'a control not rendered yet';
     for (const s of box.querySelectorAll('.widget-slider'))
-      if (!s.querySelector('.noUi-handle[role=slider][aria-valuenow]')) return false;
+      if (!s.querySelector('.noUi-handle[role=slider][aria-valuenow]'))
+        return where + 'a slider without its handle';
   }
   return 'done';
 }"""
+
+WIDGETS_STATE_JS = ("(args) => { const w = (" + WIDGETS_WHY_JS + ")(args);"
+                    " return w === 'done' || w === 'error' ? w : false; }")
+
+
+def wait_widgets_rendered(page, live_expected: int, timeout: int = WIDGETS_MS) -> str:
+    """Wait until every widget view is rendered: 'done', 'error', or what was still missing."""
+    try:
+        return page.wait_for_function(WIDGETS_STATE_JS, arg=[LIVE_BOX, live_expected],
+                                      timeout=timeout, polling=POLL_MS).json_value()
+    except Exception as exc:
+        if "Timeout" not in type(exc).__name__:
+            raise
+        try:
+            why = page.evaluate(WIDGETS_WHY_JS, [LIVE_BOX, live_expected])
+        except Exception as again:  # the page itself is gone: say so
+            why = f"the page did not answer ({type(again).__name__})"
+        return f"not within {timeout / 1000:.0f} s: {why}"
+
 
 CELL_REPORT_JS = """([stderrSel, liveBoxSel]) => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(c => ({
   code: c.classList.contains('jp-CodeCell'),
@@ -733,12 +759,7 @@ class NotebookRun:
 
     def wait_widgets(self) -> None:
         t = time.perf_counter()
-        try:
-            state = self.page.wait_for_function(WIDGETS_STATE_JS,
-                                                arg=[LIVE_BOX, self.live_expected()],
-                                                timeout=WIDGETS_MS, polling=POLL_MS).json_value()
-        except Exception as exc:  # report what is stuck, below
-            state = f"not within {WIDGETS_MS / 1000:.0f} s ({type(exc).__name__}: {str(exc)[:300]})"
+        state = wait_widgets_rendered(self.page, self.live_expected())
         self.timings["widgets_s"] = time.perf_counter() - t
         self.widget_state = state
 

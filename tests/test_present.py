@@ -355,10 +355,10 @@ def test_presentation(name, present_server, browser):
         page.wait_for_function(RENDERED_JS, timeout=RENDER_MS)
         kernel_id = page.evaluate("""() => { try { return JSON.parse(document.querySelector(
             '#jupyter-config-data').textContent).kernelId; } catch (e) { return null; } }""")
-        state = page.wait_for_function(bh.WIDGETS_STATE_JS, arg=[bh.LIVE_BOX, live_cells],
-                                       timeout=bh.WIDGETS_MS).json_value()
+        state = bh.wait_widgets_rendered(page, live_cells)
         if state != "done":
-            problems.append(f"widgets did not all render: {state}")
+            problems.append(f"widgets did not all render: {state}; the Voila log ends with:\n"
+                            + present_server.log_tail())
 
         code = page.locator(".jp-CodeCell .jp-InputArea").count()
         if code:
