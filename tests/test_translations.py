@@ -152,8 +152,8 @@ def test_translations_keep_the_formulas_code_links_and_headings(name):
 _ALLOWED_LATIN = re.compile(r"attention-notebooks|Transformer|PyTorch|JupyterLab|numpy|Python|Hugging Face|"
                             r"FFN|KV|True|False|assert")
 # A citation keeps its authors and the paper's title as published: "Vaswani et al., 2017,
-# *Attention Is All You Need*".
-_CITATION = re.compile(r"[A-Z][A-Za-z-]+ et al\., \d{4}(?:, \*[^*]+\*)?")
+# *Attention Is All You Need*", or with one author "Shazeer, 2019, *Fast Transformer Decoding: ...*".
+_CITATION = re.compile(r"[A-Z][A-Za-z-]+(?: et al\.)?, \d{4}(?:, \*[^*]+\*)?")
 # A key term's English name in parentheses after the Japanese one, at its first use (the house
 # style): "スケールド・ドットプロダクト・アテンション (scaled dot-product attention)"; at most five words,
 # Beside another note in the same parentheses too: "(非数、not a number)"; and a published title
