@@ -6,7 +6,9 @@ requirements-site.txt), after `npm ci --prefix site` has brought MathJax 3:
 1. copies of notebooks/[0-9][0-9]_*.ipynb go to build/site-src/, in which each widget
    output (it cannot work without a kernel, and would show nothing or `VBox(...)`) is
    replaced by a one-line note on what the live figure does, made from the cell's own
-   `with_controls(...)` call;
+   `with_controls(...)` call, followed by the same controls over the figure's frames, which
+   site/frames.py drew in advance with the notebook's own callback (site/_static/live-frames.js
+   switches them in the page, no kernel and no network);
 2. build/site-src/_toc.yml lists them in course order (00 is the start page), next to
    site/_config.yml, site/_static/ and the few MathJax files the pages load;
 3. Jupyter Book builds them without executing anything; the HTML goes to build/site/
