@@ -568,4 +568,595 @@ assert np.allclose(head_contributions(_X, _one, 1)[0],
                          "h.")))),
 )
 
-ASSIGNMENTS = (A01, A02, A03, A04, A05)
+
+A06 = Assignment(
+    "06_positional_encoding", "Positional encoding",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+d_model = 16
+PE = ac.sinusoidal_positional_encoding(1000, d_model)   # (1000, d_model): positions 0..999
+PROBES = np.arange(0, 1000, 10)                         # (100,): the positions the experiment blurs
+NOISE = np.random.default_rng(2606).normal(size=(100, d_model))   # (100, d_model): one blur per probe
+SIGMAS = [0.01, 0.1, 0.3, 1.0]                          # the noise levels of the experiment
+"""),
+    (
+        Item("nb06_dot_and_wavelength", FILL,
+             "For d_model = 16: assign to `dot_7` the dot product PE(p) . PE(p + 7), which is "
+             "the same for every position p (section 4.3), and to `longest_wavelength` the "
+             "longest wavelength, in positions, among the columns of PE (one number each).",
+             _code("""
+### BEGIN SOLUTION
+omega = 1.0 / 10000.0 ** (np.arange(0, d_model, 2) / d_model)   # (d_model/2,): one frequency per pair
+dot_7 = np.sum(np.cos(7 * omega))            # sin a sin b + cos a cos b = cos(a - b), pair by pair
+longest_wavelength = 2 * np.pi / omega.min()  # the last pair, i = d_model/2 - 1
+### END SOLUTION
+"""),
+             answers=("dot_7", "longest_wavelength"), points=3,
+             visible=_code("""
+assert np.ndim(dot_7) == 0 and np.ndim(longest_wavelength) == 0, "two numbers, not arrays"
+assert abs(float(dot_7)) <= d_model / 2, "a dot product of two rows of PE lies between -d_model/2 and d_model/2"
+"""),
+             hidden=_code("""
+_w = 10000.0 ** (-np.arange(8) / 8)
+assert np.isclose(float(dot_7), PE[123] @ PE[130], atol=1e-6), "dot_7 is not PE(p) . PE(p + 7)"
+assert not np.isclose(float(longest_wavelength), 2 * np.pi * 10000), "2 pi 10000 is a bound no column reaches"
+assert not np.isclose(float(longest_wavelength), 10000 ** (14 / 16), rtol=1e-3), "a wavelength in positions includes the factor 2 pi"
+assert not np.isclose(float(longest_wavelength), 2 * np.pi * 10000 ** (15 / 16), rtol=1e-3), "both dimensions of a pair share one frequency: the exponent is 2i/d_model, not dim/d_model"
+assert np.isclose(float(longest_wavelength), 2 * np.pi / _w[-1], rtol=1e-6), "not the longest wavelength of PE's columns"
+""")),
+        Item("nb06_decode_position", EXPERIMENT,
+             "The encoding is unique enough to read the position back. Write "
+             "`decode_position(row, max_pos)`: the position p in 0, ..., max_pos - 1 whose "
+             "encoding PE(p), of the width len(row), is nearest to `row` (Euclidean distance), "
+             "as a Python or numpy integer; `row` may be a list. Then compute `wrong_rate`: for "
+             "each sigma of SIGMAS, the fraction of the probes p = PROBES[j] for which "
+             "decode_position(PE[p] + sigma * NOISE[j], 1000) is not p. Which noise level does "
+             "the code survive, and why (compare sigma with the distance between neighbouring "
+             "rows)?",
+             _code("""
+def decode_position(row, max_pos):
+    ### BEGIN SOLUTION
+    row = np.asarray(row, dtype=float)                                 # (d,)
+    table = ac.sinusoidal_positional_encoding(max_pos, row.shape[0])  # (max_pos, d)
+    return int(np.argmin(np.sum((table - row) ** 2, axis=1)))
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+wrong_rate = [np.mean([decode_position(PE[p] + s * noise, 1000) != p for p, noise in zip(PROBES, NOISE)])
+              for s in SIGMAS]
+### END SOLUTION
+print("fraction decoded wrongly:", dict(zip(SIGMAS, np.round(wrong_rate, 3))))
+"""),
+             answers=("decode_position", "wrong_rate"), points=4,
+             visible=_code("""
+assert decode_position(PE[3], 1000) == 3, "an exact row of PE gives its own position"
+assert len(wrong_rate) == len(SIGMAS) and all(0 <= r <= 1 for r in wrong_rate), "one fraction per sigma"
+"""),
+             hidden=_code("""
+_T = PE @ PE.T
+for _s, _r in zip(SIGMAS, wrong_rate):
+    _Y = PE[PROBES] + _s * NOISE
+    _near = np.argmax(_Y @ PE.T - 0.5 * np.diag(_T)[None, :], axis=1)
+    assert np.isclose(_r, np.mean(_near != PROBES)), "wrong_rate is not the fraction of probes decoded wrongly"
+for _p in (0, 1, 500, 999):
+    assert decode_position(PE[_p], 1000) == _p, "an exact row of PE must give its own position (0, 1, 500, 999)"
+assert decode_position(list(PE[42]), 1000) == 42, "a row given as a list"
+_small = ac.sinusoidal_positional_encoding(50, 4)
+assert decode_position(_small[37], 50) == 37, "d_model = 4: the width of the table is the row's"
+assert decode_position(ac.sinusoidal_positional_encoding(6, 2)[5], 6) == 5, "d_model = 2, one pair: positions 0..5 are still distinct"
+assert decode_position(PE[7][:2], 7) == 1, "one pair (sin 7, cos 7), positions 0..6: find the nearest of those rows (the angle 7 has wrapped around the circle)"
+assert decode_position(PE[10], 1) == 0, "max_pos = 1: position 0 is the only candidate"
+assert decode_position(PE[613] + 0.02 * NOISE[5], 1000) == 613, "a slightly blurred row"
+""")),
+        Item("nb06_rotation", DERIVE,
+             "Write w_i = 1 / 10000^(2i/d_model) for the frequency of pair i. (a) Using the "
+             "angle addition formulas, show that the pair (PE(p+k, 2i), PE(p+k, 2i+1)) is the "
+             "pair (PE(p, 2i), PE(p, 2i+1)) rotated by the angle k w_i, with a matrix that does "
+             "not depend on p. (b) Deduce that PE(p) . PE(p + k) = sum_i cos(k w_i), and that it "
+             "is the same for k and -k. (c) What does (b) mean for attention on positions alone "
+             "with Q = K = PE, and why can learned W_Q and W_K still tell 'k tokens before' from "
+             "'k tokens after'?",
+             "(a) With $a = p w_i$, $b = k w_i$: $\\sin(a + b) = \\sin a \\cos b + \\cos a \\sin b$ "
+             "and $\\cos(a + b) = \\cos a \\cos b - \\sin a \\sin b$, so the row pair "
+             "$(\\sin a, \\cos a)$ times $\\begin{pmatrix}\\cos b & -\\sin b\\\\ \\sin b & \\cos b"
+             "\\end{pmatrix}$ is $(\\sin(a + b), \\cos(a + b))$: a rotation by $k w_i$ whose "
+             "matrix holds only $k$ and $w_i$, never $p$. "
+             "(b) $PE(p) \\cdot PE(p + k) = \\sum_i [\\sin(p w_i) \\sin((p + k) w_i) + "
+             "\\cos(p w_i) \\cos((p + k) w_i)] = \\sum_i \\cos(k w_i)$ by "
+             "$\\cos(x - y) = \\cos x \\cos y + \\sin x \\sin y$; cos is even, so $k$ and $-k$ "
+             "give the same value. (c) The scores $PE(p) \\cdot PE(p') / \\sqrt{d}$ then depend on "
+             "$|p - p'|$ only: a query cannot prefer the token before it to the token after it. "
+             "With projections the score is $PE(p) W_Q W_K^T PE(p')^T$, and a matrix "
+             "$W_Q W_K^T$ that is not symmetric (for example one that rotates each pair) turns "
+             "$\\cos(k w_i)$ into terms like $\\sin(k w_i)$, which are odd in $k$.",
+             rubric=((1, "(a) the addition formulas written for the pair, and the 2 x 2 rotation "
+                         "by k w_i, which does not contain p."),
+                     (1, "(b) the sum of sin sin + cos cos collapses to sum_i cos(k w_i), even in "
+                         "k."),
+                     (1, "(c) raw position scores depend on |k| only (no before/after); a "
+                         "non-symmetric W_Q W_K^T brings sin(k w_i) terms, odd in k.")))),
+)
+
+A07 = Assignment(
+    "07_feed_forward_network", "The position-wise feed-forward network",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2607)
+d_model = 4
+X = rng.normal(size=(5, d_model))   # (n, d_model): five positions
+
+
+def random_ffn(d_ff):
+    \"\"\"An FFN with random weights AND biases (init_ffn_params would set the biases to 0).\"\"\"
+    return ac.FFNParams(W_1=rng.normal(size=(d_model, d_ff)), b_1=rng.normal(size=d_ff),
+                        W_2=rng.normal(size=(d_ff, d_model)), b_2=rng.normal(size=d_model))
+
+
+ffn_a, ffn_b = random_ffn(3), random_ffn(5)   # call them as ffn_a(X): ac.feed_forward with their arrays
+"""),
+    (
+        Item("nb07_merged_ffn", FILL,
+             "Two FFNs side by side, their outputs added: ffn_a(X) + ffn_b(X), with d_ff = 3 and "
+             "5. One FFN with d_ff = 8 computes exactly the same for every input. Assign to "
+             "`merged` the tuple (W_1, b_1, W_2, b_2) of that FFN, such that "
+             "ac.feed_forward(X, *merged) equals ffn_a(X) + ffn_b(X) for every X.",
+             _code("""
+### BEGIN SOLUTION
+merged = (np.concatenate([ffn_a.W_1, ffn_b.W_1], axis=1),   # (d_model, 3 + 5): both hidden layers
+          np.concatenate([ffn_a.b_1, ffn_b.b_1]),           # (8,)
+          np.concatenate([ffn_a.W_2, ffn_b.W_2], axis=0),   # (8, d_model): each unit's own row
+          ffn_a.b_2 + ffn_b.b_2)                            # (d_model,): both output biases, once each
+### END SOLUTION
+"""),
+             answers=("merged",), points=3,
+             visible=_code("""
+assert len(merged) == 4, "merged is the tuple (W_1, b_1, W_2, b_2)"
+assert [np.shape(a) for a in merged] == [(4, 8), (8,), (8, 4), (4,)], "the shapes of an FFN with d_model = 4, d_ff = 8"
+"""),
+             hidden=_code("""
+_target = lambda Z: ffn_a(Z) + ffn_b(Z)
+assert np.allclose(ac.feed_forward(X, *merged), _target(X)), "ac.feed_forward(X, *merged) is not ffn_a(X) + ffn_b(X)"
+assert not np.allclose(merged[3], ffn_a.b_2) and not np.allclose(merged[3], ffn_b.b_2), "each FFN adds its own b_2: the merged output bias keeps both"
+_Z = 4 * np.random.default_rng(17).normal(size=(200, 4))
+assert np.allclose(ac.feed_forward(_Z, *merged), _target(_Z)), "equal on X but not on other inputs: it must hold for every input"
+""")),
+        Item("nb07_local_affine", EXPERIMENT,
+             "Near a point x the FFN is affine: every y whose hidden units are on and off as at "
+             "x gives FFN(y) = y A + c (row vectors). Write `local_affine(x, W_1, b_1, W_2, b_2)` "
+             "returning (A, c) for the region of x, A of shape (d_model, d_model) and c of shape "
+             "(d_model,); a unit whose pre-activation is exactly 0 counts as off (ReLU'(0) = 0, "
+             "as in PyTorch). Run it on the first row of X with ffn_b as `A_0, c_0`, and compare "
+             "FFN(y) with y A_0 + c_0 for a y close to X[0] and one far from it.",
+             _code("""
+def local_affine(x, W_1, b_1, W_2, b_2):
+    ### BEGIN SOLUTION
+    on = (np.asarray(x, dtype=float) @ W_1 + b_1 > 0).astype(float)   # (d_ff,): 1 where active
+    A = (W_1 * on) @ W_2              # (d_model, d_ff) @ (d_ff, d_model) -> (d_model, d_model)
+    c = (b_1 * on) @ W_2 + b_2        # (d_ff,) @ (d_ff, d_model) -> (d_model,)
+    return A, c
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+A_0, c_0 = local_affine(X[0], ffn_b.W_1, ffn_b.b_1, ffn_b.W_2, ffn_b.b_2)
+### END SOLUTION
+near, far = X[0] + 1e-3, X[0] + 5.0   # (d_model,) each
+print("near:", np.abs(ffn_b(near[None])[0] - (near @ A_0 + c_0)).max())
+print("far: ", np.abs(ffn_b(far[None])[0] - (far @ A_0 + c_0)).max())
+"""),
+             answers=("local_affine", "A_0", "c_0"), points=4,
+             visible=_code("""
+assert np.shape(A_0) == (d_model, d_model) and np.shape(c_0) == (d_model,), "A is (d_model, d_model), c is (d_model,)"
+"""),
+             hidden=_code("""
+_f = ffn_b
+_J = np.stack([(_f((X[0] + _e)[None]) - _f((X[0] - _e)[None]))[0] / 2e-6 for _e in 1e-6 * np.eye(4)])
+assert np.allclose(A_0, _J, atol=1e-6), "A_0 is not the FFN's derivative at X[0] (rows: input features, columns: outputs)"
+assert np.allclose(X[0] @ A_0 + c_0, _f(X[:1])[0]), "FFN(X[0]) is not X[0] A_0 + c_0"
+_g = np.random.default_rng(23)
+_W1, _b1, _W2, _b2 = _g.normal(size=(3, 6)), _g.normal(size=6), _g.normal(size=(6, 3)), _g.normal(size=3)
+for _x in _g.normal(size=(5, 3)):
+    _A, _c = local_affine(_x, _W1, _b1, _W2, _b2)
+    _y = _x + 1e-4 * _g.normal(size=3)
+    assert np.allclose(_y @ _A + _c, ac.feed_forward(_y[None], _W1, _b1, _W2, _b2)[0]), "d_model = 3, d_ff = 6: FFN(y) is not y A + c near x"
+_A, _c = local_affine(np.zeros(2), np.eye(2, 3), np.array([0.0, 1.0, -1.0]), np.ones((3, 2)), np.zeros(2))
+assert np.allclose(_A, [[0.0, 0.0], [1.0, 1.0]]) and np.allclose(_c, [1.0, 1.0]), "a unit whose pre-activation is exactly 0 is off"
+_A, _c = local_affine([2.0], np.array([[1.0, -1.0]]), np.zeros(2), np.array([[3.0], [5.0]]), np.array([0.5]))
+assert np.allclose(_A, [[3.0]]) and np.allclose(_c, [0.5]), "d_model = 1, x given as a list: one unit on, one off"
+""")),
+        Item("nb07_what_relu_does", DERIVE,
+             "(a) Take b_1 = 0 and b_2 = 0. Show that FFN(c x) = c FFN(x) for every c >= 0, "
+             "and give an FFN (d_model = 1, d_ff = 2, numbers) and an x for which it fails at "
+             "c = -1. (b) An attention output row is a weighted average of the value rows, so it "
+             "lies in their convex hull. Show that an FFN does not map averages to averages: "
+             "give inputs x_1, x_2 and an FFN (numbers) with FFN((x_1 + x_2)/2) != "
+             "(FFN(x_1) + FFN(x_2))/2. (c) For a permutation matrix P, show FFN(P X) = P FFN(X), "
+             "and say what in the Transformer must therefore carry the order of the tokens.",
+             "(a) $\\max(0, c z) = c \\max(0, z)$ for $c \\ge 0$ (both sides are 0 when "
+             "$z \\le 0$, and $cz$ when $z > 0$), so $FFN(cx) = \\max(0, c x W_1) W_2 = "
+             "c \\max(0, x W_1) W_2 = c FFN(x)$. Counterexample: $W_1 = (1, -1)$, $W_2 = (1, 1)^T$ "
+             "gives $FFN(x) = |x|$, and $FFN(-1 \\cdot 1) = 1 \\ne -FFN(1) = -1$. "
+             "(b) The same $|x|$: $x_1 = -1$, $x_2 = 1$ give $FFN(0) = 0$ but "
+             "$(FFN(-1) + FFN(1))/2 = 1$; the ReLU bends, so the output can leave the convex hull "
+             "of what attention produced. (c) Row $i$ of $FFN(X)$ is $\\max(0, x_i W_1 + b_1) W_2 + "
+             "b_2$, computed from row $i$ alone with the same weights; $P X$ reorders the rows, so "
+             "its FFN is the same rows reordered, $P\\,FFN(X)$. The FFN (like attention without "
+             "positions) cannot see the order: the positional encoding added to the input must "
+             "carry it.",
+             rubric=((1, "(a) max(0, cz) = c max(0, z) for c >= 0 gives homogeneity, and a "
+                         "correct counterexample for c = -1 (for example |x|)."),
+                     (1, "(b) a correct numerical example where the FFN of the mean is not the "
+                         "mean of the FFN values."),
+                     (1, "(c) row by row with shared weights gives FFN(P X) = P FFN(X); the order "
+                         "must come from the positional encoding.")))),
+)
+
+A08 = Assignment(
+    "08_transformer_block", "The Transformer block",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2608)
+n, d_model, h, d_ff = 5, 8, 2, 16
+X = rng.normal(size=(n, d_model))                     # (n, d_model)
+layer = ac.init_encoder_layer(d_model, h, d_ff, rng)   # .self_attn, .norm1, .ffn, .norm2
+# layer.self_attn: .W_Q, .W_K, .W_V, .W_O, .num_heads; layer.ffn: .W_1, .b_1, .W_2, .b_2;
+# layer.norm1, layer.norm2: .gamma, .beta
+"""),
+    (
+        Item("nb08_decoder_params", FILL,
+             "One decoder layer as `ac.init_decoder_layer(96, 6, 384, rng)` builds it: "
+             "d_model = 96, h = 6 heads, d_ff = 384, attention without biases, the FFN with its "
+             "biases, and every layer norm with its gain and bias. Assign to `n_decoder_params` "
+             "the number of its parameters: one whole number. Count it first, then check with "
+             "the arrays of the layer if you like.",
+             _code("""
+### BEGIN SOLUTION
+attention_weights_count = 4 * 96 * 96                 # W_Q, W_K, W_V, W_O: h d_k = h d_v = d_model
+ffn_count = 2 * 96 * 384 + 384 + 96                   # W_1, W_2, b_1, b_2
+n_decoder_params = 2 * attention_weights_count + ffn_count + 3 * 2 * 96   # self + cross, FFN, 3 norms
+### END SOLUTION
+"""),
+             answers=("n_decoder_params",), points=2,
+             visible=_code("""
+assert float(n_decoder_params).is_integer() and n_decoder_params > 0, "a count of parameters is a positive whole number"
+"""),
+             hidden=_code("""
+_p = ac.init_decoder_layer(96, 6, 384, np.random.default_rng(0))
+_sizes = [a.size for part in vars(_p).values() for a in vars(part).values() if isinstance(a, np.ndarray)]
+assert n_decoder_params != sum(_sizes) - 576, "the three layer norms have a gain and a bias each"
+assert n_decoder_params != sum(_sizes) - 4 * 96 ** 2, "a decoder layer has two attentions: masked self-attention and cross-attention"
+assert n_decoder_params == sum(_sizes), "not the number of parameters of one decoder layer"
+""")),
+        Item("nb08_encoder_by_hand", EXPERIMENT,
+             "Write `encoder_layer_parts(X, params, mask=None)` returning (H, Y), the two halves "
+             "of the post-norm encoder layer: H = LN_1(X + MHA(X, X)) and Y = LN_2(H + FFN(H)), "
+             "built from ac.multi_head_attention, ac.feed_forward and ac.layer_norm with the "
+             "arrays of `params` (not by calling ac.encoder_layer or the parts of params "
+             "directly). X may carry a batch axis in front. Run it on X and `layer` with the "
+             "causal mask as `H_c, Y_c`, and look at the mean and standard deviation of each row "
+             "of Y_c: why are they what they are?",
+             _code("""
+def encoder_layer_parts(X, params, mask=None):
+    ### BEGIN SOLUTION
+    sa, f, n1, n2 = params.self_attn, params.ffn, params.norm1, params.norm2
+    mixed = ac.multi_head_attention(X, X, sa.W_Q, sa.W_K, sa.W_V, sa.W_O, sa.num_heads, mask)[0]
+    H = ac.layer_norm(X + mixed, n1.gamma, n1.beta)            # (..., n, d_model)
+    bent = ac.feed_forward(H, f.W_1, f.b_1, f.W_2, f.b_2)      # (..., n, d_model)
+    return H, ac.layer_norm(H + bent, n2.gamma, n2.beta)       # (..., n, d_model) each
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+H_c, Y_c = encoder_layer_parts(X, layer, ac.causal_mask(n))
+### END SOLUTION
+print("row means:", np.round(Y_c.mean(axis=-1), 6))
+print("row stds: ", np.round(Y_c.std(axis=-1), 6))
+"""),
+             answers=("encoder_layer_parts", "H_c", "Y_c"), points=4,
+             visible=_code("""
+assert np.shape(H_c) == (n, d_model) and np.shape(Y_c) == (n, d_model), "H and Y are (n, d_model)"
+"""),
+             hidden=_code("""
+assert np.allclose(Y_c, ac.encoder_layer(X, layer, ac.causal_mask(n))), "Y_c is not the encoder layer's output with the causal mask"
+assert np.allclose(H_c, layer.norm1(X + layer.self_attn(X, X, ac.causal_mask(n))[0])), "H_c is not LN_1(X + MHA(X, X))"
+_g = np.random.default_rng(29)
+_l = ac.init_encoder_layer(6, 3, 10, _g)
+_l = ac.EncoderLayerParams(self_attn=_l.self_attn, ffn=_l.ffn,
+                           norm1=ac.LayerNormParams(_g.normal(size=6), _g.normal(size=6)),
+                           norm2=ac.LayerNormParams(_g.normal(size=6), _g.normal(size=6)))
+_X = _g.normal(size=(2, 4, 6))
+_H, _Y = encoder_layer_parts(_X, _l)
+assert np.shape(_Y) == (2, 4, 6), "a batch of two sequences: (2, n, d_model)"
+assert np.allclose(_Y, ac.encoder_layer(_X, _l)), "with other gains and biases (norm1 and norm2 differ) the output is wrong"
+assert np.allclose(_H, _l.norm1(_X + _l.self_attn(_X, _X)[0])), "H is not LN_1(X + MHA(X, X)) for gains and biases of the layer"
+_M = ac.padding_mask([4, 2], m=4)
+assert np.allclose(encoder_layer_parts(_X, _l, _M)[1], ac.encoder_layer(_X, _l, _M)), "a padding mask must reach the attention"
+""")),
+        Item("nb08_layer_norm_invariance", DERIVE,
+             "Take gamma = 1 and beta = 0, and write LN(x) = (x - mu) / sqrt(sigma^2 + eps) for "
+             "a row x of d_model numbers with mean mu and (biased) variance sigma^2. (a) Show that "
+             "LN(x) has mean 0 and variance sigma^2 / (sigma^2 + eps). (b) Show that "
+             "LN(a x + b) = LN(x) for every number a > 0 and every number b added to all "
+             "entries, when eps = 0; what happens for a < 0? (c) Use (b) to explain why the rows "
+             "of a post-norm layer's output cannot grow from layer to layer, and what is "
+             "different in the residual stream of a pre-norm layer.",
+             "(a) $\\frac{1}{d}\\sum_j (x_j - \\mu) = \\mu - \\mu = 0$, so the mean of LN(x) is 0; "
+             "its variance is $\\frac{1}{d}\\sum_j (x_j - \\mu)^2 / (\\sigma^2 + \\epsilon) = "
+             "\\sigma^2 / (\\sigma^2 + \\epsilon)$, just below 1. (b) $a x + b$ has mean "
+             "$a \\mu + b$ and variance $a^2 \\sigma^2$, so $LN(a x + b) = (a x + b - a\\mu - b) / "
+             "\\sqrt{a^2 \\sigma^2} = a (x - \\mu) / (|a| \\sigma)$: that is $LN(x)$ for "
+             "$a > 0$ and $-LN(x)$ for $a < 0$. (c) Every post-norm sublayer ends in a layer "
+             "norm, so each output row is gamma times a row of mean 0 and variance about 1 (norm "
+             "about $\\sqrt{d_{model}}$), plus beta, whatever the size of its input: nothing "
+             "accumulates across layers. In pre-norm, $x + F(LN(x))$ adds each sublayer's output "
+             "to an un-normalised stream, so its norm can grow with depth (only a final layer "
+             "norm rescales it).",
+             rubric=((1, "(a) the mean is 0 and the variance sigma^2 / (sigma^2 + eps), shown "
+                         "from the definitions."),
+                     (1, "(b) mean a mu + b and variance a^2 sigma^2 give LN(ax + b) = "
+                         "sign(a) LN(x)."),
+                     (1, "(c) post-norm: every output row is re-normalised (norm about "
+                         "sqrt(d_model)), so nothing grows; pre-norm adds to an un-normalised "
+                         "residual stream that can grow with depth.")))),
+)
+
+A09 = Assignment(
+    "09_cost_of_attention", "The cost of attention",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2609)
+m, d_k, d_v = 10, 4, 3
+q = rng.normal(size=d_k)          # (d_k,): one query
+K = rng.normal(size=(m, d_k))     # (m, d_k): ten keys
+V = rng.normal(size=(m, d_v))     # (m, d_v)
+"""),
+    (
+        Item("nb09_longest_input", FILL,
+             "A GPU has 24 GiB for the score matrices of one attention layer: h = 16 heads, "
+             "self-attention over n tokens, each score in float16 (2 bytes). Assign to `n_max` "
+             "the largest whole n for which all the layer's score matrices fit at once.",
+             _code("""
+### BEGIN SOLUTION
+budget = 24 * 2**30                     # bytes: a GiB is 2^30 bytes
+n_max = int(np.sqrt(budget / (16 * 2)))  # h n^2 entries of 2 bytes <= budget; round down
+### END SOLUTION
+"""),
+             answers=("n_max",), points=2,
+             visible=_code("""
+assert float(n_max).is_integer() and n_max > 0, "n_max is a positive whole number"
+"""),
+             hidden=_code("""
+_fits = lambda k: 16 * k * k * 2 <= 24 * 1024 ** 3
+assert n_max != 27386, "a GiB is 2^30 bytes, not 10^9"
+assert n_max != 113511, "every one of the 16 heads has its own n x n scores"
+assert n_max != 14188, "float16 takes 2 bytes per score, not 8"
+assert _fits(n_max), "the score matrices of n_max tokens do not fit into 24 GiB: round down"
+assert not _fits(n_max + 1), "n_max + 1 tokens still fit: not the largest n"
+""")),
+        Item("nb09_online_attention", EXPERIMENT,
+             "Write `online_attention(q, K, V, block_size)`: the attention output of ONE query q "
+             "(d_k,) over the keys K (m, d_k) and values V (m, d_v), softmax(q K^T / sqrt(d_k)) V, "
+             "computed block by block: visit the keys block_size at a time (the last block may "
+             "be shorter) and keep only a running maximum, a running sum of exponentials and a "
+             "running weighted sum of values, never all m scores at once. It must stay finite "
+             "for large scores. Run it with block sizes 1, 3 and 10 as `outputs`, a list of three "
+             "(d_v,) arrays.",
+             _code("""
+def online_attention(q, K, V, block_size):
+    ### BEGIN SOLUTION
+    r, total = -np.inf, 0.0                  # the running maximum and sum of exp(s - r)
+    acc = np.zeros(V.shape[1])               # (d_v,): sum of exp(s - r) v
+    for j in range(0, K.shape[0], block_size):
+        s = K[j:j + block_size] @ q / np.sqrt(q.shape[0])   # (b, d_k) @ (d_k,) -> (b,)
+        r_new = max(r, s.max())
+        shrink = np.exp(r - r_new)           # exp(r - r') <= 1: the old terms against r'
+        e = np.exp(s - r_new)                # (b,)
+        total = total * shrink + e.sum()
+        acc = acc * shrink + e @ V[j:j + block_size]        # (b,) @ (b, d_v) -> (d_v,)
+        r = r_new
+    return acc / total
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+outputs = [online_attention(q, K, V, b) for b in (1, 3, 10)]
+### END SOLUTION
+full = ac.scaled_dot_product_attention(q[None], K, V)[0][0]   # (d_v,): all m scores at once
+print("largest difference from the full softmax:", max(np.abs(o - full).max() for o in outputs))
+"""),
+             answers=("online_attention", "outputs"), points=4,
+             visible=_code("""
+assert len(outputs) == 3 and all(np.shape(o) == (d_v,) for o in outputs), "three outputs of d_v = 3 numbers"
+"""),
+             hidden=_code("""
+_ref = lambda a, B, C: ac.scaled_dot_product_attention(a[None], B, C)[0][0]
+assert all(np.allclose(_o, _ref(q, K, V)) for _o in outputs), "not softmax(q K^T / sqrt(d_k)) V for every block size"
+_g = np.random.default_rng(31)
+_q, _K, _V = _g.normal(size=6), _g.normal(size=(7, 6)), _g.normal(size=(7, 2))
+for _b in (2, 3, 7, 100):
+    assert np.allclose(online_attention(_q, _K, _V, _b), _ref(_q, _K, _V)), "m = 7 keys: a block size that does not divide m, or one larger than m"
+_Kup, _Vup = np.outer(np.arange(1.0, 9.0), np.ones(6)), np.outer(np.arange(8.0), [1.0, -1.0])
+assert np.allclose(online_attention(np.ones(6), _Kup, _Vup, 2), _ref(np.ones(6), _Kup, _Vup)), "scores rising from block to block: rescale the old sums by exp(r - r')"
+assert np.all(np.isfinite(online_attention(300 * _q, 300 * _K, _V, 3))), "large scores overflow e^x: measure them against the running maximum"
+assert np.allclose(online_attention(300 * _q, 300 * _K, _V, 3), _ref(300 * _q, 300 * _K, _V)), "large scores: not the softmax output"
+assert np.allclose(online_attention(_q, _K[:1], _V[:1], 4), _V[0]), "one key gets all the weight"
+""")),
+        Item("nb09_online_invariant", DERIVE,
+             "In the online softmax of one query, after the blocks 1..t the state is a running "
+             "maximum r_t, a sum l_t and a vector a_t. (a) State the invariant that r_t, l_t and "
+             "a_t satisfy in terms of the scores s_j and values v_j seen so far, and prove by "
+             "induction that the update r' = max(r, max of the new block), l' = l e^(r - r') + "
+             "sum over the new block of e^(s_j - r'), a' = a e^(r - r') + sum of e^(s_j - r') v_j "
+             "keeps it. (b) Deduce that a / l after the last block is the attention output, "
+             "whatever the block size and the order of the blocks. (c) Tiled attention does "
+             "this for every query: what does it save compared with forming the n x m score "
+             "matrix, and what does it not save?",
+             "(a) Invariant: $r_t = \\max_{j \\le t} s_j$, $l_t = \\sum_{j \\le t} e^{s_j - r_t}$ "
+             "and $a_t = \\sum_{j \\le t} e^{s_j - r_t} v_j$ (sums over the keys seen). It holds "
+             "for the empty state ($r = -\\infty$, $l = 0$, $a = 0$). If it holds before a block "
+             "$B$, then $l e^{r - r'} = \\sum_{old} e^{s_j - r} e^{r - r'} = \\sum_{old} "
+             "e^{s_j - r'}$, and adding $\\sum_{j \\in B} e^{s_j - r'}$ gives the sum over all keys "
+             "seen against $r' = \\max(r, \\max_B s_j)$, the new maximum; the same for $a$. "
+             "(b) After all blocks $a / l = \\sum_j e^{s_j - r} v_j / \\sum_j e^{s_j - r} = "
+             "\\sum_j \\mathrm{softmax}(s)_j v_j$ (the factor $e^{-r}$ cancels, as in a shift of "
+             "all scores); the sums do not depend on how the keys were grouped or ordered. "
+             "(c) It saves memory: at most a block of scores per query block ($b^2$ numbers, or "
+             "$b$ per query) instead of $n m$, so the memory grows linearly in $n$. It does not "
+             "save arithmetic: every one of the $n m$ scores is still computed once, about "
+             "$n m (d_k + d_v)$ multiply-adds, plus the rescaling.",
+             rubric=((1, "(a) the invariant stated for r, l and a, and the induction step: "
+                         "multiplying by e^(r - r') re-measures the old terms against r'."),
+                     (1, "(b) a / l equals the softmax-weighted sum (e^(-r) cancels) for any "
+                         "grouping and order of the keys."),
+                     (1, "(c) saves memory (a block of scores instead of n x m, linear in n), not "
+                         "the n m (d_k + d_v) multiply-adds.")))),
+)
+
+A10 = Assignment(
+    "10_learning_to_attend", "Learning to attend",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+import attention_learning as al
+
+rng = np.random.default_rng(2610)
+n, m, d_k, d_v = 3, 4, 5, 2
+Q = rng.normal(size=(n, d_k))   # (n, d_k)
+K = rng.normal(size=(m, d_k))   # (m, d_k)
+V = rng.normal(size=(m, d_v))   # (m, d_v)
+G = rng.normal(size=(n, d_v))   # (n, d_v): dL/dO, the upstream gradient
+
+
+def loss(Q, K, V):
+    \"\"\"L = sum(G * O) for O = Attention(Q, K, V): its gradient with respect to O is G.\"\"\"
+    return np.sum(G * ac.scaled_dot_product_attention(Q, K, V)[0])
+
+
+A = ac.attention_weights(Q, K)   # (n, m)
+CANDIDATES = {  # three formulas for dL/dV, each (m, d_v): which one is right?
+    "A^T G": A.T @ G,                                                 # (m, n) @ (n, d_v) -> (m, d_v)
+    "A^T G / sqrt(d_k)": A.T @ G / np.sqrt(d_k),
+    "softmax down the columns": ac.softmax(Q @ K.T / np.sqrt(d_k), axis=0).T @ G,
+}
+"""),
+    (
+        Item("nb10_scale_gradient", FILL,
+             "Write the scores as S = c Q K^T with c = 1/sqrt(d_k), as the forward pass uses it. "
+             "Assign to `dL_dc` the derivative of the loss L above with respect to the number c, "
+             "at c = 1/sqrt(d_k): one number. (It tells whether a slightly sharper or flatter "
+             "softmax would lower the loss; notebook 10's last section trains with and without "
+             "the scale.)",
+             _code("""
+### BEGIN SOLUTION
+dS = al.attention_backward(Q, K, V, G, return_dscores=True)[3]   # (n, m): dL/dS at the softmax input
+dL_dc = np.sum(dS * (Q @ K.T))   # S = c (Q K^T) is linear in c: (n, d_k) @ (d_k, m) -> (n, m)
+### END SOLUTION
+"""),
+             answers=("dL_dc",), points=3,
+             visible=_code("""
+assert np.ndim(dL_dc) == 0, "dL_dc is one number"
+"""),
+             hidden=_code("""
+_L = lambda c: np.sum(G * (ac.softmax(c * (Q @ K.T)) @ V))
+_fd = (_L(5 ** -0.5 + 1e-6) - _L(5 ** -0.5 - 1e-6)) / 2e-6
+assert not np.isclose(float(dL_dc), _fd / np.sqrt(5), rtol=1e-4), "sum(dS * S) is c dL/dc: S = c Q K^T, so dS/dc is Q K^T, not S"
+assert not np.isclose(float(dL_dc), -_fd, rtol=1e-4), "the sign is wrong"
+assert np.isclose(float(dL_dc), _fd, rtol=1e-5, atol=1e-8), "not dL/dc at c = 1/sqrt(d_k)"
+""")),
+        Item("nb10_grad_check", EXPERIMENT,
+             "Write `grad_check(f, x, grad, eps=1e-6)`: f maps a float array x (any shape, a "
+             "0-d array too) to a number, and `grad` claims to be df/dx. Compute the centred "
+             "finite difference (f(x + eps e_i) - f(x - eps e_i)) / (2 eps) for every entry i, "
+             "and return max_i |numeric_i - grad_i| divided by the largest of max |numeric|, "
+             "max |grad| and 1e-12, as a float. x must be the same after the call. Then run it "
+             "on the three CANDIDATES for dL/dV as `errors` (a dict: name -> error), and put the "
+             "name of the right formula in `right_formula`.",
+             _code("""
+def grad_check(f, x, grad, eps=1e-6):
+    ### BEGIN SOLUTION
+    x = np.asarray(x, dtype=float)
+    numeric = np.zeros(x.shape)
+    for idx in np.ndindex(x.shape):
+        step = np.zeros(x.shape)
+        step[idx] = eps
+        numeric[idx] = (f(x + step) - f(x - step)) / (2 * eps)   # centred difference
+    largest = max(np.abs(numeric).max(), np.abs(grad).max(), 1e-12)
+    return float(np.abs(numeric - grad).max() / largest)
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+errors = {name: grad_check(lambda V_: loss(Q, K, V_), V, g) for name, g in CANDIDATES.items()}
+right_formula = min(errors, key=errors.get)
+### END SOLUTION
+for name, err in errors.items():
+    print(f"{name:>26}: {err:.2e}")
+"""),
+             answers=("grad_check", "errors", "right_formula"), points=4,
+             visible=_code("""
+assert set(errors) == set(CANDIDATES), "one error per candidate"
+assert right_formula in CANDIDATES, "right_formula is one of the names of CANDIDATES"
+"""),
+             hidden=_code("""
+_AG = ac.attention_weights(Q, K).T @ G
+_Bc = ac.softmax(Q @ K.T / np.sqrt(d_k), axis=0).T @ G
+assert right_formula == "A^T G", "the right formula is the one whose error is tiny"
+assert errors["A^T G"] < 1e-8, "L is linear in V: the right formula's error is round-off"
+assert abs(errors["A^T G / sqrt(d_k)"] - (1 - 5 ** -0.5)) < 1e-6, "not the error this definition gives for a gradient 1/sqrt(d_k) too small"
+assert abs(errors["softmax down the columns"] - np.abs(_AG - _Bc).max() / max(np.abs(_AG).max(), np.abs(_Bc).max())) < 1e-6, "not the error of the column softmax"
+_a = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]])
+assert grad_check(lambda z: np.sum(_a * z), np.ones((2, 3)), _a) < 1e-8, "a linear function and its exact gradient: the error is round-off"
+assert abs(grad_check(lambda z: np.sum(_a * z), np.ones((2, 3)), 2 * _a) - 0.5) < 1e-6, "a gradient twice too large has the error 1/2 by this definition"
+_x = np.array([1.0, 2.0])
+assert grad_check(lambda z: np.sum(z ** 3), _x, 3 * _x ** 2) < 1e-8, "f = sum x^3: a forward difference is not accurate enough, use the centred one"
+assert abs(grad_check(lambda z: np.sum(z ** 3), _x, 3 * _x ** 2, eps=1e-2) - 1e-4 / (12 + 1e-4)) < 1e-9, "eps = 1e-2: the step eps is not the one given"
+assert np.array_equal(_x, [1.0, 2.0]), "grad_check changed x"
+_c = np.random.default_rng(37).normal(size=(2, 2, 3))
+assert grad_check(lambda z: np.sum(np.sin(z)), _c, np.cos(_c)) < 1e-8, "a 3-d x: every entry"
+assert grad_check(lambda z: z ** 2, np.array(3.0), np.array(6.0)) < 1e-8, "a 0-d x"
+assert grad_check(lambda z: 3.0, np.ones(3), np.zeros(3)) == 0.0, "a constant f with the gradient 0: the error is 0"
+""")),
+        Item("nb10_cross_entropy", DERIVE,
+             "(a) For one position with logits z (length V) and target t, L = -log softmax(z)_t. "
+             "Derive dL/dz_j for every j (the cases j = t and j != t), and write the result as "
+             "one vector. (b) Show that every row of dS = A * (dA - rowsum(A * dA)), the "
+             "gradient at the softmax input, sums to 0, and explain why it must (what happens to "
+             "the weights when the same number is added to a whole row of scores?). (c) A row of "
+             "weights is nearly one-hot (one weight close to 1). What is dS for that row, and what "
+             "does it mean for learning when the scores are not scaled by 1/sqrt(d_k)?",
+             "(a) $L = -z_t + \\log \\sum_k e^{z_k}$, so $\\partial L / \\partial z_j = "
+             "-[j = t] + e^{z_j} / \\sum_k e^{z_k} = p_j - [j = t]$: $p_t - 1$ for the target, "
+             "$p_j$ for the others; as one vector $\\nabla_z L = p - \\mathrm{onehot}(t)$ (its "
+             "entries sum to 0). (b) $\\sum_j dS_{ij} = \\sum_j A_{ij} dA_{ij} - (\\sum_j A_{ij}) "
+             "\\sum_k A_{ik} dA_{ik} = 0$ because $\\sum_j A_{ij} = 1$. It must: adding $c$ to "
+             "every score of row $i$ leaves its weights, hence $L$, unchanged, so the derivative "
+             "of $L$ along the direction $(1, \\dots, 1)$ of that row, $\\sum_j dS_{ij}$, is 0. "
+             "(c) With $A_{i\\cdot} \\approx e_k$: $dS_{ij} = A_{ij}(dA_{ij} - dA_{ik}) \\approx 0$ "
+             "for $j \\ne k$ (factor $A_{ij} \\approx 0$) and for $j = k$ (the bracket is 0): the "
+             "whole row's score gradient vanishes. Unscaled scores have standard deviation "
+             "$\\sqrt{d_k}$ and saturate the softmax, so $W_Q$ and $W_K$ get almost no gradient "
+             "and a row stuck on a wrong key stays there (the stuck rows of notebook 10's "
+             "section 7).",
+             rubric=((1, "(a) dL/dz = p - onehot(t), derived from L = -z_t + log sum e^z, both "
+                         "cases."),
+                     (1, "(b) the row sum is 0 because each row of A sums to 1, linked to the "
+                         "invariance of the softmax to adding a constant to a row."),
+                     (1, "(c) a one-hot row gives dS close to 0 (both cases), so unscaled, "
+                         "saturated scores give W_Q and W_K almost no gradient.")))),
+)
+
+ASSIGNMENTS = (A01, A02, A03, A04, A05, A06, A07, A08, A09, A10)
