@@ -301,8 +301,8 @@ MISTAKES = {
     "var_before_scaling": Mistake(
         "03",
         N_("the variance before scaling"),
-        N_("dividing q.k by sqrt(d_k) divides its variance by (sqrt(d_k))^2 = d_k, so d_k "
-           "becomes 1.")),
+        N_("dividing q.k by sqrt(d_k) divides its variance by (sqrt(d_k))^2 = d_k: apply that "
+           "to Var[q.k] = d_k.")),
     "var_divided_by_sqrt": Mistake(
         "03",
         N_("dividing the variance by sqrt(d_k) once"),
@@ -312,13 +312,13 @@ MISTAKES = {
         "03",
         N_("it only normalises vector length"),
         N_("dividing the score by sqrt(d_k) leaves q and k as they are (their length is about "
-           "sqrt(d_k) each, and q.k / sqrt(d_k) is not a cosine); it fixes the spread of the "
-           "scores, Var = 1.")),
+           "sqrt(d_k) each, and q.k / sqrt(d_k) is not a cosine): the scale acts on the scores, "
+           "not on the vectors.")),
     "why_scale_row_sums": Mistake(  # the check shows only the why
         "03",
         N_("the scale makes each row sum to 1"),
-        N_("the softmax already makes every row sum to 1, with or without the scale. The scale "
-           "changes how peaked the row is.")),
+        N_("the softmax already makes every row sum to 1, with or without the scale. Look at "
+           "what the scale does to the scores the softmax receives.")),
 }
 
 QUESTIONS = {

@@ -188,10 +188,10 @@ def test_why_scale_mistakes_keep_their_own_wording():
     assert nb03.check_why_scale("a").message == (
         "Not quite: that is the myth 'it only normalises vector length'. Dividing the score by "
         "sqrt(d_k) leaves q and k as they are (their length is about sqrt(d_k) each, and "
-        "q.k / sqrt(d_k) is not a cosine); it fixes the spread of the scores, Var = 1.")
+        "q.k / sqrt(d_k) is not a cosine): the scale acts on the scores, not on the vectors.")
     assert nb03.check_why_scale("c").message == (
         "Not quite: the softmax already makes every row sum to 1, with or without the scale. "
-        "The scale changes how peaked the row is.")
+        "Look at what the scale does to the scores the softmax receives.")
 
 
 def test_weights_check_of_the_notebook_recognises_the_scaling_mistakes():
