@@ -90,35 +90,72 @@ def _number(text: str) -> float:
     return 0.0
 
 
+ITEMS_LINE = ("Items: 1 strict nbval over notebooks 00-09 vs as many notebooks that import, apply the "
+              "course's figure style and draw one small figure; 2 kernel-side "
+              "widget callback (compute + draw + send), median over a sweep of each control; 3 browser "
+              "latency from a control change to the redrawn text and image; 4 core vs torch "
+              "F.scaled_dot_product_attention, float64 CPU; 5 tiled vs naive attention at n = 16384; "
+              "6 the test step of `python3 dev.py test` on all cores vs serially, same suite, same "
+              "run; 7 a class of N students on one JupyterHub; 8 banded tiled attention; 9 the test "
+              "step, the quick run and one notebook's checks vs one nbval pass; 10 the static site "
+              "with its live figures' frames.")
+
+
+def read_record(text: str) -> tuple[list[tuple], dict[str, str], list[str]]:
+    """The rows, the date and machine of each item ("Item N measured on ...: machine") and the
+    diagnostics (paragraphs after the items line) of a RESULTS.md."""
+    rows_, measured, notes = [], {}, []
+    for line in text.split("\n\nItems: ", 1)[0].splitlines():   # the record's table, not the notes
+        if line.startswith("| ") and line.split("|")[1].strip().isdigit():
+            rows_.append(tuple(c.strip() for c in line.strip().strip("|").split(" | ")))
+        elif line.startswith("Item ") and " measured on " in line:
+            item = line.split()[1]
+            measured[item] = line
+    if "Measured by `python3 dev.py bench` on " in text and not measured:   # an older record
+        when = text.split("Measured by `python3 dev.py bench` on ", 1)[1].split(".\n", 1)[0]
+        mach = text.split("Machine: ", 1)[1].split(".\n", 1)[0] if "Machine: " in text else "?"
+        measured = {r[0]: f"Item {r[0]} measured on {when}: {mach}." for r in rows_}
+    body = text.split("\n\n")
+    after = next((k for k, b in enumerate(body) if b.startswith("Items: ")), None)
+    for b in body[after + 1:] if after is not None else []:
+        if not b.strip():
+            continue
+        if b.startswith("Item ") or not notes:   # a note, and the tables and lines that follow it
+            notes.append(b.strip())
+        else:
+            notes[-1] += "\n\n" + b.strip()
+    return rows_, measured, notes
+
+
+def _item_of_note(note: str) -> str | None:
+    words = note.split()
+    return words[1].rstrip(",:") if len(words) > 1 and words[0] == "Item" else None
+
+
 def write_results(partial: bool = False) -> None:
-    """The whole record: benchmarks/RESULTS.md and docs/benchmarks.md's summary. A run of some
-    items only (--only, --skip-...) writes benchmarks/RESULTS-partial.md and leaves the record of
-    the last full run as it is."""
-    if partial:
-        out = RESULTS.with_name("RESULTS-partial.md")
-        out.parent.mkdir(exist_ok=True)
-        out.write_text("# Benchmark results of a partial run (not the record)\n\n"
-                       f"Machine: {machine()}.\n\n| # | case | measured | target | |\n|---|---|---|---|---|\n"
-                       + "".join(f"| {a} | {b} | {c} | {d} | {e} |\n" for a, b, c, d, e in rows))
-        print(f"\nwrote {out.relative_to(ROOT)} (a partial run: the record in "
-              f"{RESULTS.relative_to(ROOT)} is left as it is)")
-        return
+    """The record: benchmarks/RESULTS.md and docs/benchmarks.md's summary. A run of some items
+    only (--only, --skip-...) replaces those items' rows and notes in the record and keeps the
+    others' as they were, each item with the date and machine it was measured on."""
+    global rows, diagnostics
+    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    ran = {str(r[0]) for r in rows}
+    measured = {item: f"Item {item} measured on {when}: {machine()}." for item in sorted(ran, key=int)}
+    if partial and RESULTS.exists():
+        old_rows, old_measured, old_notes = read_record(RESULTS.read_text(encoding="utf-8"))
+        rows = sorted([r for r in old_rows if r[0] not in ran] + [tuple(map(str, r)) for r in rows],
+                      key=lambda r: int(r[0]))   # stable: each item's rows keep their order
+        measured = {**{k: v for k, v in old_measured.items() if k not in ran}, **measured}
+        diagnostics = [n for n in old_notes if _item_of_note(n) not in ran] + diagnostics
+    rows = [tuple(map(str, r)) for r in rows]
     table = ["| # | case | measured | target | |", "|---|---|---|---|---|"]
     table += [f"| {a} | {b} | {c} | {d} | {e} |" for a, b, c, d, e in rows]
-    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     RESULTS.parent.mkdir(exist_ok=True)
+    dates = "\n\n".join(measured[k] for k in sorted(measured, key=int))
     RESULTS.write_text(
         "# Benchmark results\n\n"
-        f"Measured by `python3 dev.py bench` on {when}.\n\n"
-        f"Machine: {machine()}.\n\n" + "\n".join(table) + "\n\n"
-        "Items: 1 strict nbval over notebooks 00-09 vs as many notebooks that import, apply the "
-        "course's figure style and draw one small figure; 2 kernel-side "
-        "widget callback (compute + draw + send), median over a sweep of each control; 3 browser "
-        "latency from a control change to the redrawn text and image; 4 core vs torch "
-        "F.scaled_dot_product_attention, float64 CPU; 5 tiled vs naive attention at n = 16384; "
-        "6 the test step of `python3 dev.py test` on all cores vs serially, same suite, same "
-        "run; 7 a class of N students on one JupyterHub.\n"
-        + "".join(f"\n{d}\n" for d in diagnostics))
+        f"Measured by `python3 dev.py bench`, item by item (a run of some items replaces only "
+        f"theirs; last run {when}):\n\n{dates}\n\n" + "\n".join(table) + "\n\n" + ITEMS_LINE + "\n"
+        + "".join(f"\n{d}\n" for d in diagnostics), encoding="utf-8")
     missed = sum(r[4] == "MISSED" for r in rows)
     names = {1: "nbval 00-09 vs figure floor", 2: "widget callback, kernel side",
              3: "browser latency; Run All in JupyterLab", 4: "core vs torch sdpa (float64)", 5: "tiled vs naive, n = 16384",
@@ -127,14 +164,15 @@ def write_results(partial: bool = False) -> None:
              9: "test step, quick run, one notebook vs one nbval pass",
              10: "static site with live frames: build, size, switch"}
     short = ["| # | measurement | target | met | worst case |", "|---|---|---|---|---|"]
-    for item in sorted({r[0] for r in rows}):
+    for item in sorted({r[0] for r in rows}, key=int):
         mine = [r for r in rows if r[0] == item]
         bad = [r for r in mine if r[4] == "MISSED"]
         worst = max(mine, key=lambda r: _number(r[2]) / _number(r[3]))  # closest to its target
         targets = " and ".join(dict.fromkeys(r[3] for r in mine))
-        short.append(f"| {item} | {names[item]} | {targets} | {len(mine) - len(bad)} of "
+        short.append(f"| {item} | {names[int(item)]} | {targets} | {len(mine) - len(bad)} of "
                      f"{len(mine)} | {worst[2]} ({worst[1]}) |")
-    summary = (f"Last run ({when}, {machine().split(';')[0]}): {len(rows) - missed} of {len(rows)} "
+    summary = (f"Last run {when} ({machine().split(';')[0]}; each item's date and machine are in "
+               f"the record): {len(rows) - missed} of {len(rows)} "
                f"measurements meet their target; every measurement is in "
                f"[benchmarks/RESULTS.md](../benchmarks/RESULTS.md).\n\n" + "\n".join(short)
                + "".join(f"\n\n{d}" for d in diagnostics))
