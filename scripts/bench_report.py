@@ -1,6 +1,6 @@
 """What the benchmark items share: the recorded rows and diagnostics, the machine, the timing
-helper of items 4 and 8, and the report (benchmarks/RESULTS.md, or RESULTS-partial.md for a
-partial run, and the summary table between the bench markers of docs/benchmarks.md).
+helper of items 4 and 8, and the report (benchmarks/RESULTS.md, where a run of some items
+replaces only theirs, and the summary table between the bench markers of docs/benchmarks.md).
 """
 
 from __future__ import annotations
