@@ -612,6 +612,15 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
     seen, moved = collections.defaultdict(set), collections.defaultdict(set)
     for w, (data, (cell, after)) in enumerate(zip(datas, cells, strict=False)):
         box = page.locator(".live-frames").nth(w)
+        notes = box.locator(".live-frames-subset").all_text_contents()
+        thinned = [c for c in data["controls"] if len(c["drawn"]) < len(c["labels"])]
+        for c in thinned:   # a grid drawn only in part says so on the page, with its counts
+            if not any(c["label"] in n and f"{len(c['drawn'])}" in n and f"{len(c['labels'])}" in n
+                       for n in notes):
+                problems.append(f"figure {w + 1}: {c['label']} is drawn for {len(c['drawn'])} of "
+                                f"its {len(c['labels'])} values, and the page does not say so: {notes}")
+        if len(notes) != len(thinned):
+            problems.append(f"figure {w + 1}: {len(notes)} subset note(s) for {len(thinned)} thinned control(s)")
         for values, printed in _stored_updates(cell, after):
             key = "-".join(str(c["values"].index(values[c["name"]])) for c in data["controls"])
             if data["frames"].get(key, [None, None])[1] != printed:
@@ -669,7 +678,8 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
 
 # A sample, since each needs its notebook run in a kernel: every kind of control (lists, buttons,
 # sliders of values and of integers, a thinned grid) and both editions.
-KERNEL_SAMPLE = ["04_masking", "12_rope_and_alibi", "ja/02_worked_example_3x2", "ja/10_learning_to_attend"]
+KERNEL_SAMPLE = ["04_masking", "12_rope_and_alibi", "13_grouped_query_attention",
+                 "ja/02_worked_example_3x2", "ja/10_learning_to_attend", "ja/14_sliding_window_attention"]
 FRAMES_PER_FIGURE = 3
 PROBE = """
 import base64 as _b64, json as _json
