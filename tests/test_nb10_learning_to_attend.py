@@ -181,7 +181,7 @@ def test_figures_and_checks_in_the_japanese_edition(fake_training):
     assert summary.startswith("ステップ 40: ") and "6 行中 6 行" in summary
     assert live.title_map.get_text().startswith("ステップ 40")
     assert off_by_one.mistake == "reversal_off_by_one"
-    assert off_by_one.message.startswith("不正解: 4 は「1 つずれ")
+    assert off_by_one.message.startswith("不正解: 4 は「一つずれ")
     assert wrong.status == checks.WRONG and wrong.message.startswith("不正解: 0 ではありません。")
     assert unanswered.message.startswith("まだ答えていません") and "勾配 dL/dQ" in unanswered.message
     assert nb10.check_reversal_key(4, i=8, L=6).message.startswith("Not quite: 4 is off by one")
