@@ -59,8 +59,8 @@ def _sum_outer(X: np.ndarray, dY: np.ndarray) -> np.ndarray:
 def softmax_backward(p, dp, axis: int = -1) -> np.ndarray:
     """dx = p * (dp - sum_j p_j dp_j): the gradient through p = softmax(x) along `axis`.
 
-    The Jacobian is dp_i/dx_j = p_i (delta_ij - p_j), i.e. J = diag(p) - p p^T for p a column
-    vector (notebook 03); it is symmetric, so dL/dx = J dL/dp, which is the formula above.
+    The Jacobian is dp_i/dx_j = p_i (delta_ij - p_j), i.e. J = diag(p) - p^T p for p a row
+    vector (notebook 03); it is symmetric, so dL/dx = dL/dp J, which is the formula above.
     p is the softmax OUTPUT (entries >= 0, each slice summing to 1), dp = dL/dp has its shape.
     """
     p, dp = check.softmax_output(p, dp, axis)

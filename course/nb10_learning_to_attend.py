@@ -365,7 +365,7 @@ MISTAKES = {
     "softmax_backward_diagonal_only": Mistake(
         "10",
         N_("only the diagonal of the Jacobian"),
-        N_("p * dp keeps diag(p) and drops the - p p^T part (p as a column vector): every weight depends on every input "
+        N_("p * dp keeps diag(p) and drops the - p^T p part (p a row vector): every weight depends on every input "
            "through the shared denominator, so dx = p * (dp - sum_j p_j dp_j).")),
     "softmax_backward_missing_p": Mistake(
         "10",
@@ -440,7 +440,7 @@ QUESTIONS = {
            "sum?"),
         "p = ac.softmax(x)  # (2, 3), the weights: each row sums to 1\n"
         "answer = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))",
-        N_("The Jacobian of one row's softmax is diag(p) - p p^T (p as a column vector, as in "
+        N_("The Jacobian of one row's softmax is diag(p) - p^T p (p a row vector, as in "
            "notebook 03), so dx_i = p_i (dp_i - sum_j p_j "
            "dp_j): the weights p, not the scores x, times the upstream gradient minus its "
            "p-weighted mean. np.sum(..., axis=-1, keepdims=True) takes that mean within each row "
@@ -479,5 +479,5 @@ QUESTIONS = {
            "parameter's step to about lr. 3e-8 (= 10 * lr * g) is what plain gradient descent "
            "would do. The stuck row of section 7 is stuck for another reason: W_Q and W_K are "
            "shared, so their steps follow the rows that do have gradient, and the gradient "
-           "towards the right key is 3e-83 against theirs.")),
+           "towards the right key is proportional to its weight, 7.2e-85 at d_k = 512.")),
 }

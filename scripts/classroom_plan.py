@@ -197,9 +197,9 @@ SESSION_FOUR = (
     (5, "Goals of 10 and 11; the reversal task (digits, separator, digits reversed) and why its "
         "answer is known: the query at position i must read key 2L - 1 - i."),
     (25, "**10 §1 at the board: the backward pass of one attention call.** From O = A V: dV = "
-         "A^T dO and dA = dO V^T; through each row's softmax (Jacobian diag(a) - a^T a) dS = A * "
-         "(dA - rowsum(A * dA)); from S = Q K^T / sqrt(d_k): dQ = dS K / sqrt(d_k), dK = dS^T Q "
-         "/ sqrt(d_k). Ask why every row of dS sums to 0 and what that means for a one-hot row. "
+         "A^T dO and dA = dO V^T; through each row's softmax (Jacobian diag(p) - p^T p, p a row "
+         "of A) dS = A * (dA - rowsum(A * dA)); from S = Q K^T / sqrt(d_k): dQ = dS K / "
+         "sqrt(d_k), dK = dS^T Q / sqrt(d_k). Ask why every row of dS sums to 0 and what that means for a one-hot row. "
          "Then run the notebook's finite-difference check of these formulas."),
     (10, "**Demo: notebook 10's causal test.** In a one-layer model attention is the only path "
          "from token j to position i: change the digit the row reads and its prediction follows, "
