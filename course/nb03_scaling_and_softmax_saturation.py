@@ -36,7 +36,7 @@ from course.live import LiveFigure
 # (y label, title) of each panel, translated where they are drawn; the norm is a formula only
 _SATURATION_LABELS = {"max_weight": (N_(r"max weight $\max_j\, p_j$"), N_("largest weight")),
                       "entropy": (N_("entropy H(p) [nats]"), N_("entropy")),
-                      "jacobian_norm": (r"$\|\mathrm{diag}(p) - p p^{\mathsf{T}}\|_F$",
+                      "jacobian_norm": (r"$\|\mathrm{diag}(p) - p^{\mathsf{T}} p\|_F$",
                                         N_("Jacobian norm (gradient size)"))}
 
 
