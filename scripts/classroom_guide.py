@@ -21,6 +21,7 @@ import nbformat
 
 from course import checks
 from scripts.classroom_key import ROOT, RUN_TIMES, check_cells, notebook_paths
+from scripts.graded_items import ASSIGNMENTS, DERIVE, EXPERIMENT, FILL
 from scripts.classroom_plan import (BREAK_MINUTES, CHECK_MINUTES, CODE_CELL_MINUTES, FIGURE_MINUTES,
                                     ROUND_TO_MINUTES, SELF_STUDY, SESSION_MINUTES, SESSIONS,
                                     WIDGET_MINUTES, WORDS_PER_MINUTE, GuideError, Notebook,
@@ -162,6 +163,58 @@ def _misconceptions(number: str) -> list[str]:
     return out
 
 
+def graded_track(books: list[Notebook]) -> list[str]:
+    """The section on the graded track: what it holds (from scripts/graded_items.py), and the
+    steps of a round of grading with nbgrader, as tests/test_graded.py runs them."""
+    by_name = {b.path.stem: b for b in books}
+    rows = ["| Assignment | Notebook | Computed | Experiment | Derivation | Points (automatic + by hand) |",
+            "|---|---|---|---|---|---|"]
+    auto = hand = 0
+    for a in ASSIGNMENTS:
+        kinds = {k: [i for i in a.items if i.kind == k] for k in (FILL, EXPERIMENT, DERIVE)}
+        a_auto = sum(i.score for i in a.items if i.kind != DERIVE)
+        a_hand = sum(i.score for i in kinds[DERIVE])
+        auto, hand = auto + a_auto, hand + a_hand
+        book = by_name.get(a.name)
+        rows.append(f"| {a.title} | {book.link if book else a.name} | {len(kinds[FILL])} | "
+                    f"{len(kinds[EXPERIMENT])} | {len(kinds[DERIVE])} | {a_auto + a_hand} "
+                    f"({a_auto} + {a_hand}) |")
+    items = sum(len(a.items) for a in ASSIGNMENTS)
+    missing = [b.link for b in books if b.number != "00" and b.path.stem not in
+               {a.name for a in ASSIGNMENTS}]
+    return [
+        "## The graded track (nbgrader)", "",
+        f"Beside the self-checks, which answer a learner at once and hold nothing back, the "
+        f"graded track has {len(ASSIGNMENTS)} assignments, one per notebook, {items} items and "
+        f"{auto + hand} points: {auto} graded automatically by visible and hidden tests, "
+        f"{hand} by you against the rubric each derivation carries. No self-check's worked "
+        "solution answers a graded item, and the released notebooks hold no solution, no hidden "
+        "test and no expected value (tests/test_graded.py and tests/test_no_reveal.py check both "
+        "on every change).", "",
+        *rows, "",
+        "A round of grading, with nbgrader in `.venv-graded` (`python3 dev.py setup --graded`):", "",
+        "1. `python3 dev.py classroom assignments DIR`, with DIR outside the repository: the "
+        "teacher's source (solutions, hidden tests, rubrics). Keep it in a private repository: "
+        "the items are readable in the course's public one, so a class that needs answers no one "
+        "can look up changes them (other numbers, other inputs) in its copy.",
+        "2. In DIR: `nbgrader generate_assignment NN_topic` writes the student's version to "
+        "`release/`. Hand out that notebook (on the class hub of hub/README.md: into each "
+        "student's folder; nbgrader's exchange for release and collection on the hub is not set "
+        "up yet).",
+        "3. Put each student's submitted notebook at `submitted/<student>/NN_topic/NN_topic.ipynb` "
+        "and run `nbgrader autograde NN_topic`: every autograded item gets exactly its points or "
+        "0 (a wrong value, an empty answer, a cell that raises, a loop stopped after "
+        "the per-cell timeout, a test cell the student emptied: the source's tests are used).",
+        "4. Grade the derivations by hand, in nbgrader's Formgrader (started from DIR; the tests "
+        "do not drive it), with the source notebook open beside it: the rubric is under each "
+        "model answer there, not on the grading pages.",
+        "5. `nbgrader generate_feedback NN_topic`: each student's `feedback/` page shows each "
+        "failing test's message, not the hidden tests.", "",
+        "Not there yet: " + (", ".join(missing) + " have no assignment; " if missing else "")
+        + "the students' side in Japanese (the assignments' texts and the feedback are in "
+        "English).", ""]
+
+
 def guide_text() -> str:
     run_times = json.loads(RUN_TIMES.read_text(encoding="utf-8")) if RUN_TIMES.exists() else {}
     books = [load_notebook(p, run_times) for p in notebook_paths()]
@@ -204,6 +257,7 @@ def guide_text() -> str:
             "needs longer.", ""]
     out += plan(books)
     out += session_four()
+    out += graded_track(books)
     out += ["## Notebook by notebook", ""]
     for b in books:
         t = b.teaching
