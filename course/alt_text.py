@@ -14,6 +14,7 @@ import html
 import re
 
 FIGURE = {"en": "Figure", "ja": "図"}
+LIVE_FIGURE = {"en": "Live figure", "ja": "インタラクティブな図"}
 MAX_CHARS = 400
 
 SYMBOLS = {"times": "×", "cdot": "·", "infty": "∞", "to": "→", "rightarrow": "→",
@@ -72,8 +73,8 @@ def _source(cell) -> str:
     return "".join(src) if isinstance(src, list) else src
 
 
-def figure_alt(cells, index: int, lang: str = "en") -> str:
-    """The alt of the figures of code cell `index` of `cells` (a notebook's cells)."""
+def _context(cells, index: int) -> tuple[str, str]:
+    """The last heading and the last paragraph of the markdown cells before cell `index`."""
     heading, paragraph = "", ""
     for cell in cells[:index]:
         if cell.get("cell_type") != "markdown":
@@ -85,10 +86,24 @@ def figure_alt(cells, index: int, lang: str = "en") -> str:
         paragraphs = [p for p in re.split(r"\n\s*\n", source.strip())
                       if p.strip() and not re.match(r"^#{1,6}\s", p.strip())]
         paragraph = markdown_to_text(paragraphs[-1]) if paragraphs else ""
+    return heading, paragraph
+
+
+def figure_alt(cells, index: int, lang: str = "en") -> str:
+    """The alt of the figures of code cell `index` of `cells` (a notebook's cells)."""
+    heading, paragraph = _context(cells, index)
     label = FIGURE.get(lang, FIGURE["en"])
     if heading:
         label += f" ({heading})"
     return f"{label}: {_shorten(paragraph)}" if paragraph else label
+
+
+def live_figure_label(cells, index: int, lang: str = "en") -> str:
+    """How the alt of a live figure's frames on the site begins, before the text its callback
+    printed for the values shown: "Live figure (its section)"."""
+    heading, _ = _context(cells, index)
+    label = LIVE_FIGURE.get(lang, LIVE_FIGURE["en"])
+    return f"{label} ({heading})" if heading else label
 
 
 def notebook_language(nb) -> str:

@@ -245,13 +245,14 @@ SUBSET_NOTE = {
 }
 
 
-def live_html(widget: dict, name: str, number: int, lang: str) -> str:
+def live_html(widget: dict, name: str, number: int, lang: str, label: str = "") -> str:
     """The notebook's controls (same labels, values and default) over the widget's frames.
 
     site/_static/live-frames.js switches the frame and its text when a control changes; without
     script the default frame stays. Sliders are range inputs over the drawn values (a readout
     beside them), lists are selects, buttons are radio groups: all native, keyboard-operable,
-    named by their label.
+    named by their label. label: how the frames' alt begins (alt_text.live_figure_label), before
+    the text the callback printed for the values shown.
     """
     uid = f"live-{number}"
     esc = functools.partial(html.escape, quote=True)
@@ -285,16 +286,18 @@ def live_html(widget: dict, name: str, number: int, lang: str) -> str:
     first = widget["frames"][key]
     data = {"controls": [{x: c[x] for x in ("name", "label", "labels", "values", "default",
                                              "drawn")} for c in widget["controls"]],
-            "frames": {k: [f["png"], f["text"]] for k, f in widget["frames"].items()}}
+            "frames": {k: [f["png"], f["text"]] for k, f in widget["frames"].items()},
+            "alt": label}
     script = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     width, height = widget["size"]
     subset = "".join(f'<p class="live-frames-subset">{esc(n)}</p>' for n in notes)
+    alt = f"{label}: {first['text']}" if label else first["text"]   # as live-frames.js writes it
     return (f'<div class="live-frames" id="{uid}" data-frames="{LIVE}/{name}/" data-shown="{key}">'
             f'<script type="application/json" class="live-frames-data">{script}</script>'
             f'<div class="live-frames-controls">{"".join(rows)}</div>{subset}'
             f'<pre class="live-frames-text" aria-live="polite">{esc(first["text"])}</pre>'
             f'<img class="live-frames-image" src="{LIVE}/{name}/{first["png"]}" '
-            f'alt="{esc(first["text"])}" width="{width}" height="{height}"></div>')
+            f'alt="{esc(alt)}" width="{width}" height="{height}"></div>')
 
 
 # A Japanese notebook links a notebook that is not translated yet as ../NN_topic.ipynb (the
@@ -337,7 +340,8 @@ def static_copy(path: Path, lang: str = "en", counterpart: str | None = None,
         note = note_of(cell, code[k + 1] if k + 1 < len(code) else None, k in drawn)
         shown = note_html(note)
         if k in drawn:
-            shown += live_html(drawn[k], path.stem, k, lang)
+            shown += live_html(drawn[k], path.stem, k, lang,
+                               alt_text.live_figure_label(nb.cells, nb.cells.index(cell), lang))
         cell.outputs = [o for o in cell.outputs if WIDGET_MIME not in o.get("data", {})] + [
             nbformat.v4.new_output("display_data", data={"text/html": shown, "text/plain": note})]
     return nb

@@ -646,7 +646,7 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
                     problems.append(f"figure {w + 1}, {control['label']}: {what}: no frame shown ({e})")
                     break
                 file, text = data["frames"][key]
-                if not (state["src"].endswith("/" + file) and state["alt"] == text
+                if not (state["src"].endswith("/" + file) and state["alt"] == f"{data['alt']}: {text}"
                         and state["text"] == text and state["loaded"]):
                     problems.append(f"figure {w + 1}, {control['label']}: {what}: shows "
                                     f"{state['src']} / {state['text'][:60]!r}, not frame {key}")

@@ -44,7 +44,7 @@ document.addEventListener("DOMContentLoaded", () => {
       img.src = box.dataset.frames + file;
       await img.decode().catch(() => {});   // the page's own image ready to paint, then the text
       if (key !== data.controls.map((_, i) => index(i)).join("-")) return;
-      img.alt = printed;
+      img.alt = data.alt ? `${data.alt}: ${printed}` : printed;   // what it is, then its numbers
       text.textContent = printed;
       requestAnimationFrame(() => {
         box.dataset.shown = key;
