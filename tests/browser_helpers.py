@@ -73,10 +73,44 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
 
 def notebook_names(notebook_dir: Path) -> list[str]:
-    """The notebooks to test, relative to notebook_dir: its own and those of its language
+    """The notebooks there are, relative to notebook_dir: its own and those of its language
     folders (the Japanese edition, notebooks/ja/), e.g. "04_masking.ipynb", "ja/01_qkv_projections.ipynb"."""
     paths = [*notebook_dir.glob("*.ipynb"), *notebook_dir.glob("[a-z][a-z]/*.ipynb")]
     return sorted(p.relative_to(notebook_dir).as_posix() for p in paths)
+
+
+# Controls the browser test drives without reading a label: keys on a slider's handle, digits in
+# its readout. A list or a row of buttons is driven by choosing an option by its (translated) text.
+SLIDERS = frozenset({"IntSlider", "FloatSlider", "SelectionSlider", "FloatLogSlider"})
+
+
+def live_controls(path: Path) -> set[str]:
+    """The ipywidgets classes of the controls a notebook's `with_controls(...)` cells build."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return {kind for c in nb["cells"] if c["cell_type"] == "code"
+            for src in ["".join(c["source"])] if "with_controls(" in src
+            for kind in re.findall(r"widgets\.(\w+)\(", src)}
+
+
+def drives_differently(notebook_dir: Path, name: str) -> bool:
+    """Whether the browser drives a translated notebook differently from its English one.
+
+    A translated notebook runs the English code (scripts/translate.py builds its code cells from
+    the English ones; tests/test_translations.py keeps the committed edition equal to a fresh
+    build), so in JupyterLab it differs only in its prose and in the texts its kernel prints and
+    draws. With sliders only, the browser drives it with the same keys and digits as the English
+    one; its Japanese callback texts are drawn at every value by the site's frames
+    (tests/test_site.py) and nbval runs every cell of it. With a list or buttons, the browser
+    picks options by their translated texts: that it must do in the edition's language.
+    """
+    return bool(live_controls(notebook_dir / name) - SLIDERS)
+
+
+def browser_notebooks(notebook_dir: Path, every_edition: bool = False) -> list[str]:
+    """The notebooks test_browser.py runs: every English one, and of the other editions those the
+    browser drives differently (drives_differently); every_edition: all of them."""
+    return [n for n in notebook_names(notebook_dir)
+            if "/" not in n or every_edition or drives_differently(notebook_dir, n)]
 
 
 def artifact_stem(name: str) -> str:

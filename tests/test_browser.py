@@ -27,8 +27,10 @@ For every notebook this test:
 Latencies go to artifacts/browser/latency.json and a table in the terminal summary.
 Without /usr/bin/chromium the test skips (install: apt-get install chromium); with
 REQUIRE_BROWSER=1 (CI) it fails instead. BROWSER_TEST_NOTEBOOKS=<dir> points it at
-other notebooks (default: notebooks/); the notebooks of its language folders (notebooks/ja/,
-the Japanese edition) are tested too.
+other notebooks (default: notebooks/); of its language folders (notebooks/ja/, the Japanese
+edition), the notebooks with a list or buttons among their controls are tested too (the others
+run the English code with sliders only: bh.drives_differently says why that needs no second
+run), and with BROWSER_TEST_EVERY_EDITION=1 all of them.
 """
 
 from __future__ import annotations
@@ -53,7 +55,10 @@ import browser_helpers as bh
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK_DIR = Path(os.environ.get("BROWSER_TEST_NOTEBOOKS", ROOT / "notebooks")).resolve()
 ARTIFACTS = ROOT / "artifacts" / "browser"
-NOTEBOOKS = bh.notebook_names(NOTEBOOK_DIR)   # the English notebooks and notebooks/ja/
+# Every English notebook, and the Japanese ones the browser drives differently (with a list or
+# buttons: bh.drives_differently says why the others need no second run); BROWSER_TEST_EVERY_EDITION=1
+# runs every Japanese notebook too.
+NOTEBOOKS = bh.browser_notebooks(NOTEBOOK_DIR, os.environ.get("BROWSER_TEST_EVERY_EDITION") == "1")
 # Under pytest-xdist: the same id in every worker of one run, and this worker's name.
 # axe-core runs on one notebook of each language, once its cells have run and its controls moved
 A11Y_NOTEBOOKS = ("04_masking.ipynb", "ja/04_masking.ipynb")
@@ -275,6 +280,36 @@ def test_notebook_in_jupyterlab(name, lab_server, lab_page, latency_report):
                     + (f"\n(browser console errors, last 5:\n{page_errors})" if page_errors else "")
                     + f"\nscreenshots: {ARTIFACTS.relative_to(ROOT)}/{run.stem}-*.png",
                     pytrace=False)
+
+
+def test_a_japanese_notebook_left_out_is_driven_as_its_english_one():
+    """What bh.drives_differently relies on: a Japanese notebook the browser test leaves out runs
+    the English notebook's code (its first cell, which switches the language, aside) and has
+    sliders only; the notebook with axe-core's Japanese check is run."""
+    assert set(A11Y_NOTEBOOKS) <= set(NOTEBOOKS)
+    if os.environ.get("BROWSER_TEST_EVERY_EDITION") == "1" or NOTEBOOK_DIR != ROOT / "notebooks":
+        return
+    left = [n for n in bh.notebook_names(NOTEBOOK_DIR) if n not in NOTEBOOKS]
+    assert left and all(n.startswith("ja/") for n in left), left
+    for name in left:
+        english = NOTEBOOK_DIR / name.removeprefix("ja/")
+        code = [[c["source"] for c in json.loads(p.read_text(encoding="utf-8"))["cells"]
+                 if c["cell_type"] == "code"][1:] for p in (english, NOTEBOOK_DIR / name)]
+        assert code[0] == code[1], f"{name} does not run the code of {english.name}"
+        assert bh.live_controls(NOTEBOOK_DIR / name) <= bh.SLIDERS, name
+
+
+def test_drives_differently_reads_the_controls_a_notebook_builds(tmp_path):
+    def notebook(source: str) -> str:
+        (tmp_path / "ja").mkdir(exist_ok=True)
+        (tmp_path / "ja" / "x.ipynb").write_text(json.dumps({"cells": [
+            {"cell_type": "code", "source": [source], "metadata": {}, "outputs": []}]}))
+        return "ja/x.ipynb"
+    assert not bh.drives_differently(tmp_path, notebook(
+        "with_controls(live, d_k=widgets.SelectionSlider(options=[1, 2]), n=widgets.IntSlider())"))
+    assert bh.drives_differently(tmp_path, notebook(
+        "with_controls(live, mask=widgets.ToggleButtons(options=['none', 'causal']))"))
+    assert not bh.drives_differently(tmp_path, notebook("widgets.Dropdown(options=[1])  # no live figure"))
 
 
 def test_run_state_reads_each_wait_afresh(chromium):
