@@ -79,7 +79,55 @@ class ErrorLineOnly(Preprocessor):
 c.ErrorLineOnly.enabled = True  # nbconvert's own preprocessors are off until enabled
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, ErrorLineOnly,
                                     CSSHTMLHeaderPreprocessor]
-'''
+''' + """
+# A submitted notebook nbgrader cannot read (not JSON: cut off or damaged while it was saved)
+# would stop the grading of that student: autograde would end with an error, the student's items
+# would wait for a manual grade with nothing to grade, and there would be no feedback. Before
+# grading, such a file is kept beside it as NAME.ipynb.unreadable and replaced by the released
+# notebook, unanswered, with a first cell that says so: every item gets 0 and the feedback tells
+# the student why.
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import nbformat  # noqa: E402
+from nbformat.reader import NotJSONError  # noqa: E402
+
+UNREADABLE_TEXT = ("**Your notebook could not be read when it was graded:** the file you "
+                   "submitted is {reason}. It was graded as the released notebook, unanswered: "
+                   "0 points for every item. Your file is kept for your teacher as {kept}; "
+                   "ask them about submitting again.")
+
+
+def replace_unreadable(assignment, student, notebooks):
+    for name in notebooks:  # submitted/<student>/<assignment>/<notebook>.ipynb
+        path = Path(name)
+        try:
+            nbformat.read(path, as_version=4)
+            continue
+        except (NotJSONError, UnicodeDecodeError):
+            reason = "not valid JSON (cut off or damaged when it was saved)"
+        except Exception as e:  # noqa: BLE001 - whatever keeps nbformat from reading it
+            reason = f"not a notebook nbformat can read ({type(e).__name__})"
+        folder = path.parent.name
+        released = [root / "release" / folder / path.name for root in (path.parents[3], Path.cwd())]
+        released = next((r for r in released if r.is_file()), None)
+        if released is None:
+            print(f"[attention-notebooks] {path}: {reason}, and no released notebook to put in "
+                  "its place (run nbgrader generate_assignment): nbgrader will report it",
+                  file=sys.stderr)
+            continue
+        kept = path.with_name(path.name + ".unreadable")
+        path.replace(kept)
+        nb = nbformat.read(released, as_version=4)
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(
+            UNREADABLE_TEXT.format(reason=reason, kept=kept.name)))
+        nbformat.write(nb, path)
+        print(f"[attention-notebooks] {path}: {reason}; kept as {kept.name} and graded as the "
+              "released notebook, unanswered (0 points)", file=sys.stderr)
+
+
+c.Autograde.pre_convert_hook = replace_unreadable
+"""
 
 README = """\
 # The graded track of attention-notebooks: the teacher's source
@@ -92,6 +140,11 @@ repository, never in the course's public one. Students get only what
     nbgrader generate_assignment 01_qkv_projections     # release/: no solution, no hidden test
     nbgrader autograde 01_qkv_projections               # grades submitted/<student>/...
     nbgrader generate_feedback 01_qkv_projections       # feedback/: each failing test's message
+
+A submitted notebook that cannot be read (not JSON: cut off or damaged when it was saved) is
+kept beside it as NAME.ipynb.unreadable and graded as the released notebook, unanswered: 0 points
+for every item, and the feedback's first cell tells the student why (`nbgrader_config.py`,
+replace_unreadable). Without it nbgrader would leave that student ungraded and end with an error.
 
 The derivations are graded by hand (JupyterLab's Formgrader, started from this folder) against
 the rubric under each model answer in `source/`, which the grading pages do not show: keep the

@@ -1159,4 +1159,494 @@ assert grad_check(lambda z: 3.0, np.ones(3), np.zeros(3)) == 0.0, "a constant f 
                          "saturated scores give W_Q and W_K almost no gradient.")))),
 )
 
-ASSIGNMENTS = (A01, A02, A03, A04, A05, A06, A07, A08, A09, A10)
+A11 = Assignment(
+    "11_generating_and_kv_cache", "Generating, and the KV cache",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2611)
+n, d_k, d_v = 6, 4, 3
+Q = rng.normal(size=(n, d_k))   # (n, d_k): one query per position, in the order generation meets them
+K = rng.normal(size=(n, d_k))   # (n, d_k)
+V = rng.normal(size=(n, d_v))   # (n, d_v)
+PROMPT, CHUNK, NEW = 40, 8, 10  # the counting item: prompt length, prefill chunk, tokens generated
+"""),
+    (
+        Item("nb11_chunked_prefill", FILL,
+             "With a KV cache, a prompt of PROMPT = 40 tokens goes through in chunks of "
+             "CHUNK = 8 (a chunked prefill): each chunk's 8 queries are compared with every key "
+             "cached before it and with the chunk's own 8 keys, in one score matrix of shape "
+             "(8, keys) per head; count every entry of it (the causal mask hides some after they "
+             "are formed). The prefill leaves positions 0..39 in the cache; then NEW = 10 tokens "
+             "are fed in one at a time, at positions 40, ..., 49, each query against the cache "
+             "and its own key. For one head, assign to `prefill_entries` the score entries of the "
+             "whole prefill and to `generate_entries` those of the 10 generation steps.",
+             _code("""
+### BEGIN SOLUTION
+prefill_entries = sum(CHUNK * (c + CHUNK) for c in range(0, PROMPT, CHUNK))   # c keys cached before the chunk
+generate_entries = sum(t + 1 for t in range(PROMPT, PROMPT + NEW))            # position t sees t + 1 keys
+### END SOLUTION
+"""),
+             answers=("prefill_entries", "generate_entries"), points=3,
+             visible=_code("""
+assert float(prefill_entries).is_integer() and float(generate_entries).is_integer(), "two whole numbers"
+assert 0 < generate_entries < prefill_entries, "ten one-row steps form fewer entries than the prefill"
+"""),
+             hidden=_code("""
+_chunks = [(k + 1) * 8 for k in range(5)]   # the keys each chunk's queries meet
+assert prefill_entries != 40 * 40, "not one pass of all 40 queries: each chunk meets only the keys up to its own"
+assert prefill_entries != 40 * 41 // 2, "every entry of a chunk's (8, keys) matrix is formed, masked ones too"
+assert prefill_entries != 5 * 8 * 8, "a chunk's queries meet the cached keys as well as the chunk's own"
+assert prefill_entries == 8 * sum(_chunks), "not the entries of the five chunks' score matrices"
+assert generate_entries != sum(range(40, 50)), "off by one: the query at position t also meets its own key"
+assert generate_entries != sum(_k * _k for _k in range(41, 51)), "with a cache only the new query is computed, not the whole prefix"
+assert generate_entries == sum(range(41, 51)), "not the entries of the ten cached steps"
+""")),
+        Item("nb11_decode_with_cache", EXPERIMENT,
+             "Write `decode_with_cache(Q, K, V)`: the causal attention outputs of the n positions "
+             "of Q (n, d_k), K (n, d_k), V (n, d_v), computed as generation computes them: one "
+             "position at a time, appending its key and value to a cache and attending with its "
+             "query alone over everything cached. Return `(outputs, entries)`: the (n, d_v) "
+             "outputs and the number of score entries the loop formed. Run it on Q, K, V above "
+             "as `O_cached, entries_cached`, and compare O_cached with one causal pass over all "
+             "n positions.",
+             _code("""
+def decode_with_cache(Q, K, V):
+    ### BEGIN SOLUTION
+    K_cache, V_cache = np.zeros((0, K.shape[1])), np.zeros((0, V.shape[1]))   # empty: no position yet
+    outputs, entries = [], 0
+    for t in range(Q.shape[0]):
+        K_cache = np.concatenate([K_cache, K[t:t + 1]])   # (t + 1, d_k): the new key last
+        V_cache = np.concatenate([V_cache, V[t:t + 1]])   # (t + 1, d_v)
+        o, a = ac.scaled_dot_product_attention(Q[t:t + 1], K_cache, V_cache)   # (1, d_v), (1, t + 1)
+        outputs.append(o[0])
+        entries += a.size                                 # the last position sees every cached key
+    return np.array(outputs), entries
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+O_cached, entries_cached = decode_with_cache(Q, K, V)
+### END SOLUTION
+O_full = ac.scaled_dot_product_attention(Q, K, V, ac.causal_mask(n))[0]   # (n, d_v): one causal pass
+print("largest difference from the causal pass:", np.abs(O_cached - O_full).max())
+"""),
+             answers=("decode_with_cache", "O_cached", "entries_cached"), points=4,
+             visible=_code("""
+assert np.shape(O_cached) == (n, d_v), "one output row of d_v numbers per position"
+assert float(entries_cached).is_integer(), "entries_cached is a whole number"
+"""),
+             hidden=_code("""
+_causal = lambda A, B, C: ac.scaled_dot_product_attention(A, B, C, ac.causal_mask(len(A)))[0]
+assert np.allclose(O_cached, _causal(Q, K, V)), "O_cached is not the causal attention output of Q, K, V"
+assert entries_cached != 36, "a cached step computes only the new query's row, not the whole prefix again"
+assert entries_cached == 21, "not the score entries of the cached loop over six positions"
+_g = np.random.default_rng(41)
+_Q, _K, _V = _g.normal(size=(9, 2)), _g.normal(size=(9, 2)), _g.normal(size=(9, 5))
+_O, _e = decode_with_cache(_Q, _K, _V)
+assert np.allclose(_O, _causal(_Q, _K, _V)), "nine positions, d_k = 2, d_v = 5: not the causal output"
+assert int(_e) == 45, "nine positions: not the entries of the cached loop"
+_O1, _e1 = decode_with_cache(_Q[:1], _K[:1], _V[:1])
+assert np.allclose(_O1, _V[:1]) and int(_e1) == 1, "one position: its only key gets all the weight"
+assert np.allclose(decode_with_cache(40 * _Q, 40 * _K, _V)[0], _causal(40 * _Q, 40 * _K, _V)), "large scores: the softmax must not overflow"
+""")),
+        Item("nb11_prefix_consistency", DERIVE,
+             "(a) In one causal attention layer, O = softmax(Q K^T / sqrt(d_k) + M) V with "
+             "M the causal mask, show that row j of O depends on the rows 0..j of X only "
+             "(Q = X W_Q, K = X W_K, V = X W_V), and hence that appending tokens never changes "
+             "an earlier row. (b) A model stacks such layers, each followed by position-wise "
+             "sublayers (residual, layer norm, FFN). Prove by induction over the layers that "
+             "the keys and values of every layer at position j depend on tokens 0..j only, so "
+             "that all of them may be cached. (c) An encoder layer attends without a mask. What "
+             "goes wrong if one caches its keys and values while tokens are appended, and what "
+             "would a correct step have to recompute?",
+             "(a) $o_j = \\sum_i a_{ji} v_i$ with $a_{ji} = 0$ for $i > j$ (the mask adds "
+             "$-\\infty$, the softmax gives 0), and $a_{ji}$ for $i \\le j$ is the softmax of "
+             "$q_j \\cdot k_i / \\sqrt{d_k}$, $i \\le j$, which holds only $x_0..x_j$ "
+             "($q_j = x_j W_Q$, $k_i = x_i W_K$, $v_i = x_i W_V$). A later token adds a key "
+             "$i > j$ whose weight in row $j$ is 0, so row $j$ is unchanged. "
+             "(b) Induction: the input of layer 1 at position $j$ is $E[y_j] + P_j$, a function of "
+             "token $j$. If the input rows $0..j$ of layer $\\ell$ depend on tokens $0..j$ only, "
+             "then by (a) its attention row $j$ does, and the position-wise sublayers act on row "
+             "$j$ alone, so its output row $j$, the input of layer $\\ell + 1$, does too; its keys "
+             "and values at $j$ are that input times $W_K$, $W_V$. Hence every layer's $k_j$, "
+             "$v_j$ is final once token $j$ is in, and may be cached. "
+             "(c) Without a mask row $j$ attends to every position, later ones included: a new "
+             "token changes the outputs of all earlier positions, hence the inputs of the next "
+             "layer and its keys and values at every position. Cached keys and values of layers "
+             "above the first are stale; a correct step must recompute all positions of every "
+             "layer (only the first layer's keys and values, $x_i W_K$, stay valid).",
+             rubric=((1, "(a) the mask zeroes a_ji for i > j and the rest uses x_0..x_j only, so "
+                         "appending a token leaves row j unchanged."),
+                     (1, "(b) the induction over layers: position-wise sublayers keep the "
+                         "dependence on 0..j, so every layer's k_j and v_j is final."),
+                     (1, "(c) without a mask a new token changes every earlier row, hence the "
+                         "next layers' keys and values: all positions must be recomputed.")))),
+)
+
+A12 = Assignment(
+    "12_rope_and_alibi", "Positions by rotation (RoPE) and by distance (ALiBi)",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2612)
+h, n, m, d_k, d_v = 4, 3, 7, 4, 2
+Q = rng.normal(size=(h, n, d_k))   # (h, n, d_k): the LAST n of m positions (a cache holds the first m - n)
+K = rng.normal(size=(h, m, d_k))   # (h, m, d_k)
+V = rng.normal(size=(h, m, d_v))   # (h, m, d_v)
+D_HEAD, BASE, CONTEXT = 128, 500000.0, 8192   # the counting item: Llama 3's head width, base and context
+"""),
+    (
+        Item("nb12_turning_pairs", FILL,
+             "RoPE on heads of width D_HEAD = 128 with base = BASE = 500,000 (Llama 3's), over a "
+             "context of CONTEXT = 8192 positions. Assign to `turning_pairs` the number of pairs "
+             "j that make at least one full turn between position 0 and position 8192 (an angle "
+             "of at least 2 pi), and to `slowest_angle` the angle in radians by which the slowest "
+             "pair has turned at position 8192.",
+             _code("""
+### BEGIN SOLUTION
+theta = BASE ** (-2.0 * np.arange(D_HEAD // 2) / D_HEAD)   # (D_HEAD/2,): one speed per pair
+turning_pairs = int(np.sum(CONTEXT * theta >= 2 * np.pi))
+slowest_angle = CONTEXT * theta[-1]                         # the last pair, j = D_HEAD/2 - 1
+### END SOLUTION
+"""),
+             answers=("turning_pairs", "slowest_angle"), points=3,
+             visible=_code("""
+assert float(turning_pairs).is_integer() and 0 < turning_pairs <= D_HEAD // 2, "a number of pairs, between 1 and 64"
+assert np.ndim(slowest_angle) == 0 and 0 < float(slowest_angle) < 2 * np.pi, "the slowest pair turns by less than a full turn"
+"""),
+             hidden=_code("""
+_speeds = np.exp(-np.log(500000.0) * np.arange(0, 128, 2) / 128)
+assert turning_pairs != 64, "the exponent is 2j/d: with j/d every pair would turn"
+assert turning_pairs != 50, "base 500,000, not 10,000"
+assert turning_pairs == np.count_nonzero(8192 * _speeds >= 2 * np.pi), "not the number of pairs that turn at least once"
+assert not np.isclose(float(slowest_angle), 8192 / 500000.0), "the slowest pair is j = 63, whose speed is base^(-126/128), not 1/base"
+assert np.isclose(float(slowest_angle), 8192 * _speeds.min(), rtol=1e-6), "not the angle of the slowest pair at position 8192"
+""")),
+        Item("nb12_alibi_attention", EXPERIMENT,
+             "Write `alibi_attention(Q, K, V)` for Q (h, n, d_k), K (h, m, d_k), V (h, m, d_v) "
+             "with n <= m, the queries being the last n of m positions (a cache holds the first "
+             "m - n): causal attention with ALiBi's bias for h heads, returning (output, "
+             "weights) as ac.scaled_dot_product_attention does. Run it on Q, K, V above as "
+             "`out, weights`. Then give 8 heads no content at all (queries, keys and values of "
+             "zeros, n = m = 12, d_k = d_v = 4) and put in `far_weight` the weight that the last "
+             "query puts on key 0 in each head (8 numbers). Which heads still read that far?",
+             _code("""
+def alibi_attention(Q, K, V):
+    ### BEGIN SOLUTION
+    heads, n_q, n_k = Q.shape[0], Q.shape[-2], K.shape[-2]
+    M = ac.alibi_bias(heads, n_q, n_k) + ac.causal_mask(n_q, n_k)   # (h, n, m): the penalty, the future hidden
+    return ac.scaled_dot_product_attention(Q, K, V, M)             # (h, n, d_v), (h, n, m)
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+out, weights = alibi_attention(Q, K, V)
+far_weight = alibi_attention(np.zeros((8, 12, 4)), np.zeros((8, 12, 4)), np.zeros((8, 12, 4)))[1][:, -1, 0]
+### END SOLUTION
+print("weight of key 0 from query 11, heads 0..7:", np.round(far_weight, 4))
+"""),
+             answers=("alibi_attention", "out", "weights", "far_weight"), points=4,
+             visible=_code("""
+assert np.shape(out) == (h, n, d_v) and np.shape(weights) == (h, n, m), "output (h, n, d_v), weights (h, n, m)"
+assert np.shape(far_weight) == (8,), "one weight per head"
+"""),
+             hidden=_code("""
+def _ref(A, B, C):
+    _h, _n, _m = A.shape[0], A.shape[1], B.shape[1]
+    _pos = np.arange(_m - _n, _m)[:, None] - np.arange(_m)[None, :]   # (n, m): query position minus key position
+    _S = A @ np.swapaxes(B, 1, 2) / np.sqrt(A.shape[2]) - ac.alibi_slopes(_h)[:, None, None] * _pos
+    return ac.softmax(np.where(_pos < 0, -np.inf, _S)) @ C
+assert np.allclose(out, _ref(Q, K, V)), "out is not causal ALiBi attention with the queries at positions 4..6"
+assert np.allclose(np.triu(weights[:, :, 4:], 1), 0), "a query must not see keys after its own position"
+_s = 2.0 ** (-np.arange(1, 9))
+_e = np.exp(-_s[:, None] * np.arange(11, -1, -1)[None, :])
+assert np.allclose(far_weight, _e[:, 0] / _e.sum(axis=1)), "far_weight is not the weight of key 0 from query 11 with equal scores"
+_g = np.random.default_rng(43)
+_Q3, _K3, _V3 = _g.normal(size=(3, 5, 2)), _g.normal(size=(3, 5, 2)), _g.normal(size=(3, 5, 3))
+assert np.allclose(alibi_attention(_Q3, _K3, _V3)[0], _ref(_Q3, _K3, _V3)), "h = 3 heads (not a power of two), n = m = 5"
+_Q1, _K1, _V1 = _g.normal(size=(2, 1, 4)), _g.normal(size=(2, 6, 4)), _g.normal(size=(2, 6, 2))
+assert np.allclose(alibi_attention(_Q1, _K1, _V1)[0], _ref(_Q1, _K1, _V1)), "one cached query at position 5 over six keys"
+assert np.allclose(alibi_attention(_Q1[:1], _K1[:1], _V1[:1])[1].sum(axis=-1), 1), "one head: each row of weights sums to 1"
+""")),
+        Item("nb12_relative_positions", DERIVE,
+             "(a) Write pair j of a query q and a key k as complex numbers q_j = a_j + i b_j and "
+             "k_j. Show that after RoPE at positions p (query) and p' (key) the score is "
+             "Re[sum_j q_j conj(k_j) e^{i (p - p') theta_j}], so that it depends on p - p' "
+             "only. (b) ALiBi adds -s (i - j) to the score of query i and key j. Show that the "
+             "weights of query i over keys j <= i are those of scores plus s j, and give the "
+             "ratio of the weights of two keys j and j' whose content scores are equal. (c) For "
+             "q = k (the same vector at both positions) write the RoPE score as a function of the "
+             "offset D = p - p', show that it is largest at D = 0, and explain why a large "
+             "offset can still score nearly as high (think of the fast and the slow pairs).",
+             "(a) RoPE multiplies $q_j$ by $e^{i p \\theta_j}$ and $k_j$ by $e^{i p' \\theta_j}$; "
+             "the real dot product of two pairs is $\\mathrm{Re}[z \\bar w]$, so the score is "
+             "$\\sum_j \\mathrm{Re}[q_j e^{i p \\theta_j} \\overline{k_j e^{i p' \\theta_j}}] = "
+             "\\mathrm{Re}[\\sum_j q_j \\bar k_j e^{i (p - p') \\theta_j}]$: $p$ and $p'$ enter "
+             "through $p - p'$ alone. "
+             "(b) $-s(i - j) = -s i + s j$; the term $-s i$ is the same for every key of row $i$ "
+             "and the softmax does not change when a constant is added to a whole row, so the "
+             "weights are those of the scores plus $s j$. With equal content scores "
+             "$a_{ij} / a_{ij'} = e^{s (j - j')} = e^{-s (j' - j)}$: each position further back "
+             "costs the factor $e^{-s}$. "
+             "(c) With $q = k$: $\\mathrm{Re}[\\sum_j |q_j|^2 e^{i D \\theta_j}] = \\sum_j |q_j|^2 "
+             "\\cos(D \\theta_j) \\le \\sum_j |q_j|^2$, with equality at $D = 0$. The slow pairs "
+             "($\\theta_j$ small) have $\\cos(D \\theta_j) \\approx 1$ over long offsets, and a "
+             "fast pair comes back near $\\cos = 1$ whenever $D \\theta_j$ is near a multiple of "
+             "$2 \\pi$: if most of the weight $|q_j|^2$ lies on slow pairs, or the fast ones come "
+             "round together, a distant offset scores almost as high as $D = 0$.",
+             rubric=((1, "(a) the rotations as factors e^{i p theta_j}, the conjugate of the key's "
+                         "giving e^{i (p - p') theta_j}: the score depends on p - p' only."),
+                     (1, "(b) -s i is constant along row i and cancels in the softmax; equal "
+                         "content scores give the ratio e^{s (j - j')}."),
+                     (1, "(c) the score sum_j |q_j|^2 cos(D theta_j), largest at D = 0; slow pairs "
+                         "barely turn and fast ones come round, so far offsets can score high.")))),
+)
+
+A13 = Assignment(
+    "13_grouped_query_attention", "Grouped-query and multi-query attention",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2613)
+h, h_kv, t, d_k, d_v = 8, 2, 6, 4, 3
+q = rng.normal(size=(h, d_k))               # (h, d_k): the new token's query, one row per query head
+K_cache = rng.normal(size=(h_kv, t, d_k))   # (h_kv, t, d_k): the cached keys, the new one included
+V_cache = rng.normal(size=(h_kv, t, d_v))   # (h_kv, t, d_v)
+D_MODEL, H, H_KV, D_HEAD = 4096, 32, 8, 128  # the counting item: a Llama-3-8B-sized layer
+"""),
+    (
+        Item("nb13_param_saving", FILL,
+             "An attention layer with D_MODEL = 4096, H = 32 query heads, H_KV = 8 key/value heads "
+             "and d_k = d_v = D_HEAD = 128, no biases. Assign to `attn_params` the number of "
+             "weights of its W_Q, W_K, W_V and W_O, and to `param_saving` the fraction of the "
+             "weights it saves against multi-head attention with the same D_MODEL, H and D_HEAD "
+             "(a number between 0 and 1). Compare it with the fraction of the KV cache it saves.",
+             _code("""
+### BEGIN SOLUTION
+attn_params = D_MODEL * H * D_HEAD + 2 * D_MODEL * H_KV * D_HEAD + H * D_HEAD * D_MODEL   # W_Q; W_K, W_V; W_O
+param_saving = 1 - attn_params / (4 * D_MODEL * H * D_HEAD)   # multi-head: four (4096, 4096) matrices
+### END SOLUTION
+"""),
+             answers=("attn_params", "param_saving"), points=3,
+             visible=_code("""
+assert float(attn_params).is_integer() and attn_params > 0, "a count of weights is a positive whole number"
+assert np.ndim(param_saving) == 0 and 0 < float(param_saving) < 1, "param_saving is a fraction between 0 and 1"
+"""),
+             hidden=_code("""
+_mha = 4 * 4096 ** 2
+_kv = 2 * 4096 * 8 * 128
+assert attn_params != 4096 ** 2 + 3 * _kv // 2, "W_O maps the 32 query heads' outputs back: it keeps its (h d_v, d_model) shape"
+assert attn_params == 2 * 4096 ** 2 + _kv, "not the weights of W_Q, W_K, W_V and W_O"
+assert not np.isclose(float(param_saving), 0.75), "0.75 is what the KV cache saves (h_kv / h = 1/4): W_Q and W_O do not shrink"
+assert not np.isclose(float(param_saving), 1 - (3 * 4096 ** 2 + _kv / 2) / _mha), "both W_K and W_V shrink"
+assert np.isclose(float(param_saving), 1 - (2 * 4096 ** 2 + _kv) / _mha, rtol=1e-9), "not the fraction of the weights saved"
+""")),
+        Item("nb13_decode_step", EXPERIMENT,
+             "A decoding step reads the whole cache, so a kernel reads each key/value head once "
+             "for its g = h / h_kv query heads instead of repeating it. Write "
+             "`gqa_decode_step(q, K_cache, V_cache)`: q (h, d_k) is one new token's query in "
+             "every head, K_cache (h_kv, t, d_k) and V_cache (h_kv, t, d_v) the cache; return "
+             "the (h, d_v) attention output of every query head, query head r reading key/value "
+             "head r // g, WITHOUT np.repeat: group the rows of q as (h_kv, g, d_k) and attend "
+             "each group over its own key/value head. Run it on q, K_cache, V_cache as `o_step`.",
+             _code("""
+def gqa_decode_step(q, K_cache, V_cache):
+    ### BEGIN SOLUTION
+    groups = q.reshape(K_cache.shape[0], -1, q.shape[-1])   # (h, d_k) -> (h_kv, g, d_k): heads k g .. k g + g - 1
+    o, _ = ac.scaled_dot_product_attention(groups, K_cache, V_cache)   # (h_kv, g, d_k) @ (h_kv, d_k, t) -> ... (h_kv, g, d_v)
+    return o.reshape(q.shape[0], V_cache.shape[-1])         # (h_kv, g, d_v) -> (h, d_v)
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+o_step = gqa_decode_step(q, K_cache, V_cache)
+### END SOLUTION
+print("o_step:", o_step.shape)
+"""),
+             answers=("gqa_decode_step", "o_step"), points=4,
+             visible=_code("""
+assert np.shape(o_step) == (h, d_v), "one output row of d_v numbers per query head"
+"""),
+             hidden=_code("""
+_gqa = lambda a, B, C: ac.grouped_query_attention(a[:, None, :], B, C)[0][:, 0, :]
+_wrong_order = ac.scaled_dot_product_attention(q.reshape(4, 2, 4).swapaxes(0, 1), K_cache, V_cache)[0].swapaxes(0, 1).reshape(8, 3)
+assert not np.allclose(o_step, _wrong_order), "query head r reads key/value head r // g, not r mod h_kv: heads 0..3 share head 0"
+assert np.allclose(o_step, _gqa(q, K_cache, V_cache)), "o_step is not grouped-query attention of the new query"
+_g = np.random.default_rng(47)
+_q, _K, _V = _g.normal(size=(6, 5)), _g.normal(size=(3, 4, 5)), _g.normal(size=(3, 4, 2))
+assert np.allclose(gqa_decode_step(_q, _K, _V), _gqa(_q, _K, _V)), "h = 6, h_kv = 3, d_k = 5: scale by sqrt(d_k) of a head"
+assert np.allclose(gqa_decode_step(_q, _K[:1], _V[:1]), _gqa(_q, _K[:1], _V[:1])), "h_kv = 1: multi-query attention"
+_K6, _V6 = _g.normal(size=(6, 4, 5)), _g.normal(size=(6, 4, 2))
+assert np.allclose(gqa_decode_step(_q, _K6, _V6), _gqa(_q, _K6, _V6)), "h_kv = h: multi-head attention"
+assert np.allclose(gqa_decode_step(_q, _K[:, :1], _V[:, :1]), np.repeat(_V[:, 0], 2, axis=0)), "a cache of one position: every head copies its value"
+""")),
+        Item("nb13_tied_heads", DERIVE,
+             "Let a layer have h query heads and h_kv key/value heads, g = h / h_kv, and write "
+             "W_K^(k) for the k-th block of d_k columns of its W_K (d_model, h_kv d_k), the same "
+             "for W_V. (a) Show that it computes exactly what multi-head attention computes with "
+             "the (d_model, h d_k) matrix whose r-th block is W_K^(r // g) (the same for W_V). "
+             "(b) With d_k = d_v = d_model / h, write the attention's weights and the cache per "
+             "token as fractions of multi-head attention's, as functions of h_kv / h, and say "
+             "which one goes to 0 as h_kv / h does. (c) Converting a trained multi-head model, "
+             "one replaces the g key heads of a group by their mean. Show that query head r's "
+             "scores become the mean of its scores against the g old keys of its group, and "
+             "explain why that is not its old scores, nor does the mean commute with the "
+             "softmax, so that the converted model needs some training.",
+             "(a) Multi-head head $r$ uses $K_r = X W_K^{(r)}$ with $W_K^{(r)} := W_K^{(r // g)}$, "
+             "i.e. $K_r = X W_K^{(r//g)}$, which is the key/value head $r // g$ that grouped "
+             "attention gives head $r$; the same for $V$, while $Q_r$ and $W_O$ are the same "
+             "matrices: each head's softmax and output, hence the concatenation and $W_O$, agree. "
+             "(b) Weights: $(2 h + 2 h_{kv}) d_k d_{model} / (4 h d_k d_{model}) = "
+             "\\tfrac12 + \\tfrac12 h_{kv}/h$; cache: $2 h_{kv} d_k / (2 h d_k) = h_{kv} / h$. "
+             "The cache goes to 0 with $h_{kv}/h$, the weights only to one half (W_Q and W_O "
+             "keep their size). "
+             "(c) The pooled key is $\\bar k = \\frac1g \\sum_{r'} k_{r'}$, so $q_r \\cdot \\bar k = "
+             "\\frac1g \\sum_{r'} q_r \\cdot k_{r'}$: the mean of the scores of $q_r$ against the "
+             "group's keys. Head $r$ was trained with $q_r \\cdot k_r$ only; the other keys "
+             "$k_{r'}$ were never meant for $q_r$, so the mean differs from its old score unless "
+             "the group's keys were equal. And $\\mathrm{softmax}(\\frac1g \\sum s_{r'}) \\ne "
+             "\\frac1g \\sum \\mathrm{softmax}(s_{r'})$ (the softmax is not linear), so the "
+             "weights change too: the output changes, and a little further training (uptraining) "
+             "adapts $W_Q$ and the rest to the shared heads.",
+             rubric=((1, "(a) head r of the multi-head layer with the tied blocks has the keys "
+                         "and values of head r // g: every head's output, hence the layer's, "
+                         "is the same."),
+                     (1, "(b) weights 1/2 + h_kv / (2h) of multi-head attention, cache h_kv / h; "
+                         "only the cache goes to 0."),
+                     (1, "(c) q_r . mean(k) is the mean of q_r's scores against the group's keys, "
+                         "not q_r . k_r, and the softmax is not linear: training is needed.")))),
+)
+
+A14 = Assignment(
+    "14_sliding_window_attention", "Sliding windows and attention sinks",
+    _code("""
+import numpy as np
+
+import attention_core as ac
+
+rng = np.random.default_rng(2614)
+T, w, d_k, d_v = 14, 5, 4, 3
+Q = rng.normal(size=(T, d_k))   # (T, d_k): positions 0..13
+K = rng.normal(size=(T, d_k))   # (T, d_k)
+V = rng.normal(size=(T, d_v))   # (T, d_v)
+# A ring buffer of w = 5 slots after position 13 (slot = position % w): the positions in its slots,
+# in memory order. Position 13 went into slot 3 and overwrote position 8.
+slot_positions = np.array([10, 11, 12, 13, 9])
+N, W, CHUNK = 5000, 4096, 512   # the counting item: Mistral 7B's window
+"""),
+    (
+        Item("nb14_band_entries", FILL,
+             "Sliding-window attention with W = 4096 (a query sees the last 4096 positions, "
+             "itself included). Assign to `band_entries` the number of score entries the mask "
+             "leaves visible when N = 5000 positions go through at once, and to "
+             "`chunk_entries` the visible entries when, with the first 4488 positions in a cache, "
+             "the last CHUNK = 512 positions go through as one chunk of new queries over all "
+             "5000 keys.",
+             _code("""
+### BEGIN SOLUTION
+band_entries = sum(min(p + 1, W) for p in range(N))          # position p sees keys max(0, p - W + 1) .. p
+chunk_entries = sum(min(p + 1, W) for p in range(N - CHUNK, N))   # the chunk's queries are the LAST 512
+### END SOLUTION
+"""),
+             answers=("band_entries", "chunk_entries"), points=3,
+             visible=_code("""
+assert float(band_entries).is_integer() and float(chunk_entries).is_integer(), "two whole numbers"
+assert 0 < chunk_entries < band_entries, "the chunk is part of the whole pass"
+"""),
+             hidden=_code("""
+_causal = 5000 * 5001 // 2
+assert band_entries != 5000 * 4096, "the first 4095 positions see fewer than W keys"
+assert band_entries != _causal, "that is the causal mask: the window hides keys older than W"
+assert band_entries != 5000 * 4096 - 4096 * 4097 // 2, "off by one: position p < W sees p + 1 keys, itself included"
+assert band_entries == 5000 * 4096 - 4096 * 4095 // 2, "not the entries the window leaves visible"
+assert chunk_entries != 512 * 513 // 2, "the new queries are the last 512 of 5000 positions, not the first (bottom-right alignment)"
+assert chunk_entries == 512 * 4096, "not the visible entries of the chunk"
+""")),
+        Item("nb14_position_mask", EXPERIMENT,
+             "In a ring buffer the keys lie in slot order, not in position order, and a slot may "
+             "still be empty. Write `position_window_mask(q_pos, k_pos, window)`: the additive "
+             "(n, m) mask for queries at the positions q_pos (length n) over keys at the "
+             "positions k_pos (length m, any order, -1 for an empty slot): 0 where key position "
+             "j satisfies q - window < j <= q for the query's position q, -inf elsewhere and for "
+             "every empty slot. Both may be lists. Then attend the query at position 13 over the "
+             "ring buffer's keys and values as they lie in slot_positions' order, and keep its "
+             "output, shape (1, d_v), as `ring_output`.",
+             _code("""
+def position_window_mask(q_pos, k_pos, window):
+    ### BEGIN SOLUTION
+    p = np.asarray(q_pos)[:, None]   # (n, 1): each query's position
+    j = np.asarray(k_pos)[None, :]   # (1, m): each slot's position, -1 if empty
+    return np.where((j >= 0) & (j <= p) & (j > p - window), 0.0, -np.inf)   # (n, m)
+    ### END SOLUTION
+
+
+### BEGIN SOLUTION
+ring_K, ring_V = K[slot_positions], V[slot_positions]   # (w, d_k), (w, d_v): the buffer, slot by slot
+ring_output = ac.scaled_dot_product_attention(Q[13:14], ring_K, ring_V,
+                                              position_window_mask([13], slot_positions, w))[0]
+### END SOLUTION
+print("ring_output:", ring_output)
+"""),
+             answers=("position_window_mask", "ring_output"), points=4,
+             visible=_code("""
+assert np.shape(ring_output) == (1, d_v), "one query, d_v = 3 numbers"
+assert np.shape(position_window_mask([0, 1], [0, 1, 2], 2)) == (2, 3), "one row per query, one column per key"
+"""),
+             hidden=_code("""
+_band = ac.scaled_dot_product_attention(Q, K, V, ac.sliding_window_mask(T, w))[0]
+assert np.allclose(ring_output, _band[13:]), "ring_output is not the window attention output of position 13"
+_same = lambda a, b: np.array_equal(np.asarray(a, dtype=float), b)
+assert _same(position_window_mask(range(7), range(7), 3), ac.sliding_window_mask(7, 3)), "positions in order: the window mask"
+assert _same(position_window_mask(np.arange(4, 9), np.arange(9), 3), ac.sliding_window_mask(5, 3, 9)), "queries at 4..8 over keys 0..8"
+_inf = -np.inf
+assert _same(position_window_mask([7], [4, 5, 6, 7, 8], 3), [[_inf, 0, 0, 0, _inf]]), "off by one: the window holds w positions, the query's own included"
+assert _same(position_window_mask([7], [8, 3, 6], 3), [[_inf, _inf, 0]]), "keys in any order: each by its position"
+assert _same(position_window_mask([2], [0, 1, 2, -1, -1], 5), [[0, 0, 0, _inf, _inf]]), "an empty slot (-1) is never seen"
+assert _same(position_window_mask([3, 4], [0, 1, 2, 3, 4], 1), [[_inf, _inf, _inf, 0, _inf], [_inf, _inf, _inf, _inf, 0]]), "window 1: each query sees only itself"
+assert _same(position_window_mask(range(4), range(4), 10), ac.causal_mask(4)), "a window wider than the sequence is the causal mask"
+""")),
+        Item("nb14_window_reach", DERIVE,
+             "(a) Prove by induction that after L layers of sliding-window attention with window "
+             "w (each followed by position-wise sublayers), the output at position p depends on "
+             "the inputs at positions p - L (w - 1), ..., p only, and give an example in which it "
+             "does depend on the input at p - L (w - 1). (b) Show that causal window attention "
+             "over n positions leaves n w - w (w - 1) / 2 score entries visible (n >= w), and "
+             "that the ratio of the causal mask's count to this one grows like n / (2w). "
+             "(c) A rolling cache writes position t into slot t mod w. Explain why attending over "
+             "the w slots, in slot order, gives exactly the window's output (why the order of the "
+             "slots does not matter, and why overwriting slot t mod w loses nothing).",
+             "(a) Layer 1: row $p$ attends to keys $p - w + 1..p$, so it depends on inputs "
+             "$p - (w - 1)..p$; the position-wise sublayers keep that. If after $L$ layers row "
+             "$q$ depends on inputs $q - L(w-1)..q$, layer $L + 1$'s row $p$ reads rows "
+             "$p - w + 1..p$ of layer $L$, which depend on inputs from "
+             "$p - w + 1 - L(w - 1) = p - (L + 1)(w - 1)$ on. It can depend on the farthest one: "
+             "with weights that make each position attend only to the key $w - 1$ back (scores "
+             "$-\\infty$-like elsewhere), the value at $p - L(w-1)$ is carried $w - 1$ positions "
+             "per layer to $p$ (e.g. $w = 2$, one step back per layer). "
+             "(b) Position $p$ sees $\\min(p + 1, w)$ keys: $\\sum_{p=0}^{w-2} (p + 1) + (n - w + "
+             "1) w = w (w - 1) / 2 + n w - w^2 + w = n w - w (w - 1) / 2$. The causal count is "
+             "$n (n + 1) / 2$; their ratio $\\frac{n (n + 1) / 2}{n w - w (w - 1) / 2} \\to "
+             "\\frac{n}{2 w}$ for $n \\gg w$. "
+             "(c) Attention is a sum over keys, $\\sum_j a_j v_j$ with $a_j \\propto e^{s_j}$: "
+             "permuting keys and values together permutes the terms and changes nothing, so the "
+             "slot order does not matter. After position $t$ is written, slots $t \\bmod w$ for the "
+             "last $w$ positions $t - w + 1..t$ are distinct (they are $w$ consecutive integers "
+             "mod $w$) and hold exactly the keys the query at $t$ may see; the overwritten "
+             "position $t - w$ is outside the window of $t$ and of every later query.",
+             rubric=((1, "(a) the induction step from L to L + 1 layers (w - 1 more positions), "
+                         "and an example of weights that carry the farthest input to p."),
+                     (1, "(b) the count sum_p min(p + 1, w) = n w - w (w - 1) / 2, and the ratio "
+                         "n (n + 1) / 2 over it tending to n / (2w)."),
+                     (1, "(c) attention is invariant to permuting keys with their values; the "
+                         "w slots hold the last w positions, and the overwritten t - w is never "
+                         "read again.")))),
+)
+
+ASSIGNMENTS = (A01, A02, A03, A04, A05, A06, A07, A08, A09, A10, A11, A12, A13, A14)

@@ -2,11 +2,12 @@
 
 `python3 dev.py classroom assignments DIR` writes the teacher's source (scripts/classroom_graded.py,
 items in scripts/graded_items.py). The first tests read what it writes; the last one runs the
-nbgrader CLI on it in a temporary folder: generate_assignment, three students' submissions (all
+nbgrader CLI on it in a temporary folder: generate_assignment, four students' submissions (all
 correct; one item wrong and one left empty; one item that raises, one that loops forever, one
-wrong whose test cell was emptied),
+wrong whose test cell was emptied; a notebook saved broken, not valid JSON),
 autograde, and checks every item's score exactly, what the released notebooks do not contain,
-and that the timed-out and failing cells got zero while the grading run went on.
+and that the timed-out and failing cells and the broken notebook got zero while the grading run
+went on.
 
 nbgrader is not in .venv (it brings the `notebook` package): the test uses the nbgrader of the
 interpreter running it if it has one, else .venv-graded (`python3 dev.py setup --graded`). Without
@@ -242,9 +243,14 @@ CY = {"04_masking": {  # an endless loop, then a correct item: the grading goes 
     "nb01_is_projection_answer": ("def is_projection(W, tol=1e-9):\n    return True\n\n"
                                   "P_cols = W_Q @ np.linalg.pinv(W_Q)"),
     "nb01_is_projection": "pass  # the tests are gone: nbgrader grades with the source's"}}
+# The fourth student's notebook was cut off while it was saved: not JSON. nbgrader alone would
+# fail that student's grading (autograde exits 1, the items wait for a manual grade with nothing
+# to grade, no feedback); the course folder's config puts the released notebook in its place.
+BROKEN = "02_worked_example_3x2"
 WRONG = {("ben", "02_worked_example_3x2", "nb02_third_row"), ("ben", "02_worked_example_3x2", "nb02_shift"),
          ("cy", "04_masking", "nb04_batch_mask"), ("cy", "01_qkv_projections", "nb01_asymmetry"),
-         ("cy", "01_qkv_projections", "nb01_is_projection")}
+         ("cy", "01_qkv_projections", "nb01_is_projection")} | {
+    ("dan", BROKEN, item.name) for a in ASSIGNMENTS if a.name == BROKEN for item in a.items}
 
 
 @pytest.mark.own_venv   # nbgrader's kernels run .venv-graded: `dev.py test --lowest` leaves it out
@@ -276,14 +282,18 @@ def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
         code = "\n".join(c.source for c in release.cells if c.cell_type == "code")
         assert code.count("raise NotImplementedError()") == stubs, f"{name}: one stub per solution"
 
-    students = {"ada": {a.name: {} for a in ASSIGNMENTS}, "ben": BEN, "cy": CY}
+    students = {"ada": {a.name: {} for a in ASSIGNMENTS}, "ben": BEN, "cy": CY, "dan": {BROKEN: {}}}
     for student, work in students.items():
         for name, answers in work.items():
             folder = course / "submitted" / student / name
             folder.mkdir(parents=True)
             nbformat.write(_submission(releases[name], sources[name], answers), folder / f"{name}.ipynb")
-    for a in ASSIGNMENTS:
-        _nbgrader(bin_dir, course, "autograde", a.name, "--create")
+    broken = course / "submitted" / "dan" / BROKEN / f"{BROKEN}.ipynb"
+    cut_off = broken.read_bytes()[: broken.stat().st_size // 2]
+    broken.write_bytes(cut_off)
+    logs = {a.name: _nbgrader(bin_dir, course, "autograde", a.name, "--create") for a in ASSIGNMENTS}
+    assert "not valid JSON" in logs[BROKEN] and "kept as" in logs[BROKEN], logs[BROKEN][-3000:]
+    assert broken.with_name(broken.name + ".unreadable").read_bytes() == cut_off, "the teacher keeps the file"
 
     scores = _scores(bin_dir, course)
     expected = {}
@@ -313,6 +323,8 @@ def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
     assert graded.TIMEOUT_TEXT in loop, loop[:2000]
     assert not any(o.get("output_type") == "error" for o in cy["nb04_leaks"].outputs)
     assert "NameError" in json.dumps(graded_cells("cy", "01_qkv_projections")["nb01_asymmetry"].outputs)
+    note = nbformat.read(course / "autograded" / "dan" / BROKEN / f"{BROKEN}.ipynb", as_version=4).cells[0]
+    assert "could not be read" in note.source and not _meta(note), "the first cell says why, ungraded"
 
     # feedback: each error as its test's message, no hidden test, no traceback quoting one
     for a in ASSIGNMENTS:
@@ -335,4 +347,6 @@ def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
     assert "AssertionError: a_3 is not the third row of the weights" in shown["ben", "02_worked_example_3x2"]
     assert "NameError: name 'S' is not defined" in shown["cy", "01_qkv_projections"]
     assert f"CellTimeoutError: {graded.TIMEOUT_TEXT}" in shown["cy", "04_masking"]
+    assert "Your notebook could not be read when it was graded: the file you submitted is not " \
+        "valid JSON" in " ".join(shown["dan", BROKEN].split())
     shutil.rmtree(course / "autograded")  # tmp_path holds it otherwise; nothing else reads it
