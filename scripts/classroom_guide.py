@@ -204,7 +204,9 @@ def graded_track(books: list[Notebook]) -> list[str]:
         "3. Put each student's submitted notebook at `submitted/<student>/NN_topic/NN_topic.ipynb` "
         "and run `nbgrader autograde NN_topic`: every autograded item gets exactly its points or "
         "0 (a wrong value, an empty answer, a cell that raises, a loop stopped after "
-        "the per-cell timeout, a test cell the student emptied: the source's tests are used).",
+        "the per-cell timeout, a test cell the student emptied: the source's tests are used; a "
+        "file that is not a readable notebook is kept beside it and graded as the unanswered "
+        "release, with a note to the student as its first cell).",
         "4. Grade the derivations by hand, in nbgrader's Formgrader (started from DIR; the tests "
         "do not drive it), with the source notebook open beside it: the rubric is under each "
         "model answer there, not on the grading pages.",
