@@ -72,7 +72,8 @@ ONE_WORKER_FILES = ("tests/test_hub.py", "tests/test_present.py", "tests/test_si
 # long test on one of them while the others idle (longest-processing-time-first scheduling).
 # Measured serially on the course's 2-core machine: present 65 s, site 45 s, hub 29 s, the
 # instructor key 16 s, the browser test 8-11 s per notebook; the graded track's nbgrader run
-# 85 s at a load average near 8, 200 s when busier (20 s of it the timeout of an endless loop).
+# 85 s at a load average near 8, 200 s when busier (20 s of it the timeout of an endless loop);
+# with 14 assignments and a fourth student (2026-12-03): 155 s at a load near 2, 245 s near 3.
 LONGEST_FIRST = ("tests/test_graded.py", "tests/test_present.py", "tests/test_site.py",
                  "tests/test_hub.py", "tests/test_classroom.py", "tests/test_browser.py")
 
