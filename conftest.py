@@ -29,6 +29,9 @@ if hasattr(time, "tzset"):  # TZ for this process too (not on Windows)
     time.tzset()
 
 
+COLOUR_CHECK_ENV = "COURSE_CHECK_COLOURS"   # course.colour_check.ENV (not imported: no matplotlib here)
+
+
 def _start_a_kernel_once_more_if_it_does_not_answer() -> None:
     """nbval starts one kernel per notebook. On a busy machine (CI: browsers, servers, a hub and
     their kernels starting at once) a kernel now and then never answers: the TCP port that
@@ -44,6 +47,9 @@ def _start_a_kernel_once_more_if_it_does_not_answer() -> None:
         return
 
     def start_new_kernel(*args, **kwargs):
+        # every figure nbval's kernels draw is checked for colour-vision deficiency (issue 27):
+        # what course/colour_check.py finds goes to stderr, an output the stored notebook lacks
+        kwargs.setdefault("env", {**os.environ, COLOUR_CHECK_ENV: "1"})
         try:
             return first_try(*args, **kwargs)
         except RuntimeError as exc:   # "Kernel didn't respond in 60 seconds" (nbval logs it)

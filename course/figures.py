@@ -23,7 +23,15 @@ import numpy as np
 
 from course.i18n import _, shown
 
+# The course's series colours: Okabe and Ito's palette (2008), made to stay apart under the
+# common colour-vision deficiencies (course/colour_check.py checks every figure), in the order of
+# matplotlib's default names, so that C0 is still blue, C1 orange, C2 green, C3 red (vermillion)
+# and C4 purple (reddish purple); then sky blue and black. Its yellow is left out: on white it is
+# too pale for a line.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
+
 COURSE_STYLE = {
+    "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
     "figure.dpi": 120,           # 1.5 x the former 80: 20 px text, sharp lines on a projector
     "font.size": 12,             # axis labels, texts
     "axes.titlesize": 13,
@@ -50,6 +58,8 @@ def use_course_style() -> None:
     japanize()  # registers the font and makes it the default family
     matplotlib.rcParams.update(COURSE_STYLE)
     _one_draw_per_notebook_figure()
+    from course import colour_check
+    colour_check.check_when_asked()   # only in a test run (COURSE_CHECK_COLOURS=1): issue 27
 
 
 def _one_draw_per_notebook_figure() -> None:

@@ -61,7 +61,7 @@ class LiveLibrary(LiveFigure):
         _fig, (self.ax_w, self.ax_o) = fixed_subplots(  # not "_": that is the translation
             1, 2, widths=[0.92 * m, 0.92 * d_v], heights=2.6, left=0.85, right=0.15,
             bottom=1.0, top=0.45, wgap=1.0, fig=self.fig)
-        self.w_bars = self.ax_w.bar(range(m), np.zeros(m), color="tab:blue")
+        self.w_bars = self.ax_w.bar(range(m), np.zeros(m), color="C0")
         self.w_text = [self.ax_w.text(j, 0.0, "", ha="center", va="bottom", fontsize=SMALL)
                        for j in range(m)]
         self.ax_w.set_xticks(range(m), self.book_labels, rotation=20, ha="right",
@@ -70,7 +70,7 @@ class LiveLibrary(LiveFigure):
         self.ax_w.set_yticks([0, 0.25, 0.5, 0.75, 1])
         self.ax_w.set_xlabel(_(r"book $j$ (key $k_j$ = catalogue entry)"))
         self.ax_w.set_ylabel(_(r"attention weight $a_j$"))
-        self.o_bars = self.ax_o.bar(range(d_v), np.zeros(d_v), color="tab:orange")
+        self.o_bars = self.ax_o.bar(range(d_v), np.zeros(d_v), color="C1")
         self.o_text = [self.ax_o.text(c, 0.0, "", ha="center", va="bottom", fontsize=SMALL)
                        for c in range(d_v)]
         self.ax_o.set_xticks(range(d_v), self.content_labels, rotation=20, ha="right",

@@ -25,7 +25,7 @@ NOTEBOOK_TITLES = (N_("Attention weights A (注意重み)"),)
 
 # --- figures and live figure ----------------------------------------------------
 
-_TOKEN_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
+_TOKEN_COLORS = ("C0", "C1", "C2", "C3", "C4")
 
 
 def _value_plane(ax, V, labels):

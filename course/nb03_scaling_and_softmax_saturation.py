@@ -47,9 +47,9 @@ def plot_saturation_curves(d_ks, curves, m: int = 10):
                                bottom=0.7, top=1.2, wgap=1.0)
     shown = d_ks[::2] if len(d_ks) > 6 else d_ks  # every other width: labels that do not crowd
     for ax, (key, (ylabel, title)) in zip(axes, _SATURATION_LABELS.items(), strict=True):
-        ax.plot(d_ks, curves["unscaled"][key], "o-", color="tab:red",
+        ax.plot(d_ks, curves["unscaled"][key], "o-", color="C3",
                 label=_(r"raw $q \cdot k$"))
-        ax.plot(d_ks, curves["scaled"][key], "s-", color="tab:blue",
+        ax.plot(d_ks, curves["scaled"][key], "s-", color="C0",
                 label=_(r"scaled $q \cdot k / \sqrt{d_k}$"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(shown, [str(int(d)) for d in shown])  # 1, 4, 16, ...: plain, like the text
@@ -92,7 +92,7 @@ def plot_score_histograms(samples: dict):
                     histtype="stepfilled", alpha=0.6,  # one polygon, not 60 bar patches
                     label=_("samples, var {var}").format(var=f"{x.var():.1f}"))
             pdf = np.exp(-grid ** 2 / (2 * var)) / np.sqrt(2 * np.pi * var)
-            ax.plot(grid, pdf, color="tab:red" if row == 0 else "tab:blue",
+            ax.plot(grid, pdf, color="C3" if row == 0 else "C0",
                     label=_("N(0, {var}) density").format(var=f"{var:g}"))
             ax.set_title(f"{name}, $d_k$ = {d_k}")
             ax.set_xlabel(name)
@@ -126,9 +126,9 @@ def plot_ten_key_softmax(p_raw, p_scaled, d_k: int):
     """
     fig, axes = fixed_subplots(1, 2, widths=4.6, heights=2.6, left=0.85, right=0.15, bottom=0.7,
                                top=0.95, wgap=0.3, sharey=True)
-    _draw_ten_key_bars(axes[0], p_raw, "tab:red",
+    _draw_ten_key_bars(axes[0], p_raw, "C3",
                        _(r"softmax($q k_j^T$), no scaling, $d_k$ = {d_k}").format(d_k=d_k))
-    _draw_ten_key_bars(axes[1], p_scaled, "tab:blue",
+    _draw_ten_key_bars(axes[1], p_scaled, "C0",
                        _(r"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}").format(d_k=d_k))
     axes[1].set_ylabel("")  # shared y axis: one label, on the left
     figures.suptitle(fig, _("One query, {m} keys: raw scores saturate, scaled scores spread out "
@@ -150,7 +150,7 @@ def plot_saturation_small_multiples(weights: dict, seed: int = 0):
                                squeeze=False, min_width=figures.text_width(title) + 0.3)
     for col, d_k in enumerate(d_ks):
         panel_titles = (_("raw, d_k = {d_k}\nmax {max}"), _("scaled, d_k = {d_k}\nmax {max}"))
-        for row, (p, color, panel_title) in enumerate(zip(weights[d_k], ("tab:red", "tab:blue"),
+        for row, (p, color, panel_title) in enumerate(zip(weights[d_k], ("C3", "C0"),
                                                           panel_titles, strict=True)):
             ax, p = axes[row, col], np.asarray(p, dtype=float)
             m = len(p)
@@ -185,8 +185,8 @@ class LiveSaturation(LiveFigure):
                                                    right=0.15, bottom=0.7, top=0.7, wgap=0.3,
                                                    sharey=True, fig=self.fig)
         zeros = np.zeros(self.m)
-        self.bars = {"raw": _draw_ten_key_bars(ax_raw, zeros, "tab:red", ""),
-                     "scaled": _draw_ten_key_bars(ax_scaled, zeros, "tab:blue", "")}
+        self.bars = {"raw": _draw_ten_key_bars(ax_raw, zeros, "C3", ""),
+                     "scaled": _draw_ten_key_bars(ax_scaled, zeros, "C0", "")}
         ax_scaled.set_ylabel("")  # shared y axis: one label, on the left
         self.axes = {"raw": ax_raw, "scaled": ax_scaled}
         for ax in self.axes.values():  # two-line titles, as update() writes them

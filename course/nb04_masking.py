@@ -110,12 +110,12 @@ class LiveMask(LiveFigure):
                                                     left=0.85, right=0.15, bottom=0.7, top=0.5,
                                                     wgap=0.95, fig=self.fig)
         self.im = _draw_weights_image(ax_im, n)
-        self.row_box = Rectangle((-0.5, -0.5), n, 1, fill=False, lw=3, edgecolor="tab:orange")
+        self.row_box = Rectangle((-0.5, -0.5), n, 1, fill=False, lw=3, edgecolor="C1")
         ax_im.add_patch(self.row_box)
         self.ax_im = ax_im
         # blocked keys: a grey column behind, the grey of the blocked cells on the left
         self.blocked = self.ax_bar.bar(range(n), np.zeros(n), width=1.0, color="0.55", alpha=0.5)
-        self.bars = self.ax_bar.bar(range(n), np.zeros(n), color="tab:blue")
+        self.bars = self.ax_bar.bar(range(n), np.zeros(n), color="C0")
         self.ax_bar.set_ylim(0, 1.05)
         self.ax_bar.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         self.ax_bar.set_xticks(range(n))

@@ -107,8 +107,8 @@ class LivePositionalEncoding(LiveFigure):
                                                 right=0.3, bottom=0.7, top=0.5, wgap=1.15,
                                                 fig=self.fig)
         ax_bar.axhline(0, color="grey", lw=0.8)  # before the bars: drawn under them
-        (self.sin_bars,) = ax_bar.plot([], [], color="tab:blue", solid_capstyle="butt")
-        (self.cos_bars,) = ax_bar.plot([], [], color="tab:orange", solid_capstyle="butt")
+        (self.sin_bars,) = ax_bar.plot([], [], color="C0", solid_capstyle="butt")
+        (self.cos_bars,) = ax_bar.plot([], [], color="C1", solid_capstyle="butt")
         ax_bar.set_xlim(0, 1)
         ax_bar.set_xticks([0, 0.5, 1], ["0", "d_model/2", "d_model"])
         ax_bar.set_ylim(-1.1, 1.1)
@@ -168,7 +168,7 @@ def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
         slot = width * 72.0 / d_model  # points per dimension
         for ax, pos in zip(row, positions, strict=True):
             ax.axhline(0, color="grey", lw=0.8)
-            for offset, color in ((0, "tab:blue"), (1, "tab:orange")):  # one line per colour
+            for offset, color in ((0, "C0"), (1, "C1")):  # one line per colour
                 ax.plot(*_bar_segments(pe[pos], offset), color=color, lw=0.55 * slot,
                         solid_capstyle="butt")
             ax.set_xlim(-0.5, d_model - 0.5)

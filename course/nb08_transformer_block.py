@@ -50,15 +50,17 @@ def _set_annotated(im, texts, W):
 # The three kinds of attention in the paper's figure: (label, colour, where Q, K and V come from).
 # The English kind is also the box's gid; both texts are shown through _() (in the learner's language).
 ATTENTION_KINDS = {
-    N_("encoder self-attention"): ("#6baed6", N_("Q, K, V from the encoder's states")),
-    N_("masked decoder self-attention"): ("#fd8d3c",
+    N_("encoder self-attention"): ("#56B4E9", N_("Q, K, V from the encoder's states")),
+    N_("masked decoder self-attention"): ("#E69F00",
                                           N_("Q, K, V from the decoder's states, causal mask")),
-    N_("cross-attention"): ("#74c476", N_("Q from the decoder, K, V from the encoder output")),
+    N_("cross-attention"): ("#009E73", N_("Q from the decoder, K, V from the encoder output")),
 }
 # The boxes' own texts are the paper's labels (Figure 1 of Vaswani et al.), kept as they are in
 # every language: the Japanese prose of notebook 08 quotes them ("Multi-Head Attention", "Add & Norm").
-_PLAIN_BOXES = {"Add & Norm": "#fff7bc", "Feed Forward": "#d9d9d9", "Input embedding": "#f2d7e3",
-                "Output embedding": "#f2d7e3", "Linear": "#e5e5f5", "Softmax": "#e5e5f5"}
+# Their fills are greys (the paper's pastels): colour is kept for the three kinds of attention,
+# Okabe-Ito's sky blue, orange and bluish green, which stay apart under colour-vision deficiency.
+_PLAIN_BOXES = {"Add & Norm": "white", "Feed Forward": "#d9d9d9", "Input embedding": "#ececec",
+                "Output embedding": "#ececec", "Linear": "white", "Softmax": "white"}
 
 
 def transformer_architecture(num_layers_paper: int = 6, num_layers_here: int = 2):

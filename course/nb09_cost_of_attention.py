@@ -186,7 +186,7 @@ class LiveTiling(LiveFigure):
         self.too_fine = self.ax_grid.text(0.5, 0.5, _("tiles too small\nto draw"), ha="center",
                                           va="center", transform=self.ax_grid.transAxes,
                                           fontsize="medium", bbox={"facecolor": "white", "lw": 0})
-        self.bars = self.ax_bar.barh([1, 0], [1, 1], color=["#d62728", "#1f77b4"])
+        self.bars = self.ax_bar.barh([1, 0], [1, 1], color=["C3", "C0"])
         self.ax_bar.set_yticks([])
         self.ax_bar.set_xscale("log")
         self.ax_bar.set_xlim(1, 2 * self.max_n ** 2)

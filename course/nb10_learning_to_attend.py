@@ -56,7 +56,7 @@ def pattern_score(weights, L: int) -> dict:
             "weight": float(weights[rows, keys].mean())}
 
 
-def _outline_cells(ax, cells, color="tab:red"):
+def _outline_cells(ax, cells, color="C3"):
     patches = [Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec=color, lw=1.6, zorder=3)
                for i, j in cells]
     for patch in patches:
@@ -83,12 +83,12 @@ def plot_training_curves(log):
     fig, (ax_loss, ax_acc) = fixed_subplots(1, 2, widths=4.3, heights=2.6, left=0.95, right=0.15,
                                             bottom=0.7, top=0.9, wgap=1.05,
                                             min_width=figures.text_width(title) + 0.3)
-    ax_loss.plot(steps, log[:, 0], color="tab:blue")
+    ax_loss.plot(steps, log[:, 0], color="C0")
     ax_loss.set_yscale("log")
     ax_loss.axhline(np.log(8), color="0.5", ls=":", label=_("ln 8: guessing one of 8 digits"))
     ax_loss.set_ylabel(_("cross-entropy loss [nats]"))
     ax_loss.set_title(_("loss on each new batch"))
-    ax_acc.plot(steps, log[:, 1], color="tab:green")
+    ax_acc.plot(steps, log[:, 1], color="C2")
     ax_acc.axhline(1 / 8, color="0.5", ls=":", label=_("1/8: guessing"))
     ax_acc.set_ylim(0, 1.05)
     ax_acc.set_ylabel(_("accuracy of the next digit"))
@@ -191,13 +191,13 @@ class LiveTraining(LiveFigure):
         self.im = _map_axes(ax_map, self.labels, self.L)
         self.outlines = _outline_cells(ax_map, reversal_cells(self.L))  # drawn over the image
         steps = np.arange(len(self.log))
-        ax_loss.plot(steps, self.log[:, 0], color="tab:blue", label=_("loss"))
+        ax_loss.plot(steps, self.log[:, 0], color="C0", label=_("loss"))
         ax_loss.set_yscale("log")
         ax_loss.set_xlabel(_("training step"))
         ax_loss.set_ylabel(_("cross-entropy loss [nats]"))
         ax_loss.grid(alpha=0.3)
-        self.marker, = ax_loss.plot([0], [self.log[0, 0]], "o", color="tab:red", zorder=5)
-        self.vline = ax_loss.axvline(0, color="tab:red", lw=1, zorder=4)
+        self.marker, = ax_loss.plot([0], [self.log[0, 0]], "o", color="C3", zorder=5)
+        self.vline = ax_loss.axvline(0, color="C3", lw=1, zorder=4)
         # texts as wide as update()'s (the layout is computed once)
         title = _("step {step}, {hits} of {rows} rows on the red key")
         self.title_map = ax_map.set_title(title.format(step="000", hits=0, rows=6), fontsize=SMALL)

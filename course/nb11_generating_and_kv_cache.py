@@ -34,7 +34,7 @@ from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
 
-HEAD_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple")
+HEAD_COLORS = ("C0", "C1", "C2", "C4")
 
 # --- figures and live figure ----------------------------------------------------
 
@@ -49,8 +49,8 @@ def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = No
     fig, axes = fixed_subplots(1, panels, widths=4.4, heights=2.8, left=1.0, right=0.15,
                                bottom=0.7, top=0.9, wgap=1.1, squeeze=False,
                                min_width=figures.text_width(title) + 0.3)
-    styles = {"recompute": ("tab:red", "o-", _("recompute the prefix")),
-              "cached": ("tab:blue", "s-", _("KV cache"))}
+    styles = {"recompute": ("C3", "o-", _("recompute the prefix")),
+              "cached": ("C0", "s-", _("KV cache"))}
     series = [(axes[0, 0], T_counted, counts, _("multiply-adds, whole sequence"),
                _("exact count (数え上げ)"))]
     if times is not None:
@@ -89,7 +89,7 @@ def plot_generation_attention(step_weights, labels, prompt_len: int):
     fig, axes = fixed_subplots(1, h, widths=4.0, heights=2.0, left=1.55, right=1.3, bottom=0.85,
                                top=0.85, wgap=0.35, sharey=True, squeeze=False,
                                min_width=figures.text_width(title) + 0.3)
-    cmap = plt.get_cmap("Blues").with_extremes(bad="0.85")  # not in the cache yet: grey
+    cmap = plt.get_cmap("Blues").with_extremes(bad="0.55")  # not in the cache yet: grey, as in 04
     for r, ax in enumerate(axes[0]):
         im = ax.imshow(np.ma.masked_invalid(_generation_matrix(step_weights, n, r)), cmap=cmap,
                        vmin=0, vmax=1, interpolation="none")
@@ -135,8 +135,8 @@ class LiveKVCache(LiveFigure):
         ax_w.set_ylabel(_("weight of the new query"))
         ax_w.legend(fontsize=SMALL, loc="upper left")
         steps = np.arange(1, len(self.w) + 1)
-        for name, color, label in (("recompute", "tab:red", _("recompute the prefix")),
-                                   ("cached", "tab:blue", _("KV cache"))):
+        for name, color, label in (("recompute", "C3", _("recompute the prefix")),
+                                   ("cached", "C0", _("KV cache"))):
             ax_c.plot(steps, np.cumsum(self.costs[name]), "o-", color=color, label=label, ms=4)
         self.marker, = ax_c.plot([1], [0], "o", ms=11, mfc="none", mec="k", zorder=5)
         self.marker2, = ax_c.plot([1], [0], "o", ms=11, mfc="none", mec="k", zorder=5)

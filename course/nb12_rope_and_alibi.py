@@ -32,8 +32,8 @@ from course.live import LiveFigure
 # The legend's names: the schemes' code names, translated where they are words
 SCHEME_LABELS = {"sinusoidal": N_("sinusoidal"), "rope": "RoPE", "alibi": "ALiBi",
                  "none": N_("no position")}
-SCHEME_STYLES = {"sinusoidal": ("tab:orange", "--", "o"), "rope": ("tab:blue", "-", "s"),
-                 "alibi": ("tab:green", ":", "^"), "none": ("tab:grey", "-.", "x")}
+SCHEME_STYLES = {"sinusoidal": ("C1", "--", "o"), "rope": ("C0", "-", "s"),
+                 "alibi": ("C2", ":", "^"), "none": ("tab:grey", "-.", "x")}
 
 # --- figures and live figure ----------------------------------------------------
 
@@ -98,19 +98,19 @@ class LiveRotation(LiveFigure):
             ax.set_yticks([])
             ax.add_patch(Circle((0, 0), radius, fill=False, color="lightgrey", lw=0.8))
             ax.set_xlabel(_("pair j = {j}, direction").format(j=j))
-            (q_line,) = ax.plot([], [], color="tab:blue", lw=2.5, solid_capstyle="round", zorder=3)
-            (k_line,) = ax.plot([], [], color="tab:orange", lw=2.5, ls="--", zorder=3)
+            (q_line,) = ax.plot([], [], color="C0", lw=2.5, solid_capstyle="round", zorder=3)
+            (k_line,) = ax.plot([], [], color="C1", lw=2.5, ls="--", zorder=3)
             self.arrows.append((q_line, k_line))
         fig.text(0.3 / width, 1 - 0.15 / height,
                  _(r"pairs of $\tilde q$ (blue, solid) and $\tilde k$ (orange, dashed)"),
                  ha="left", va="top", fontsize="medium")
         offsets = np.arange(self.max_offset + 1)
         ax_s.axhline(0, color="grey", lw=0.8)
-        (self.score_line,) = ax_s.plot(offsets, np.zeros(len(offsets)), color="tab:blue", lw=2,
+        (self.score_line,) = ax_s.plot(offsets, np.zeros(len(offsets)), color="C0", lw=2,
                                        label=_("query at m"))
         (self.zero_dots,) = ax_s.plot(offsets, np.zeros(len(offsets)), "o", color="black", ms=2.5,
                                       label=_("query at m = 0"))
-        (self.marker,) = ax_s.plot([0], [0], "D", color="tab:red", ms=7, zorder=4)
+        (self.marker,) = ax_s.plot([0], [0], "D", color="C3", ms=7, zorder=4)
         ax_s.set_xlim(-1, self.max_offset + 1)
         half = self.d // 2
         norms_q = np.hypot(self.q[0, :half], self.q[0, half:])  # (d/2,): |pair j| of q
@@ -178,7 +178,7 @@ def plot_rotation(ms=(5, 60), offset: int = 3, base: float = 10000.0):
         q_r, k_r = ac.rope(q, [m], base=base)[0], ac.rope(k, [n], base=base)[0]  # (d,) each
         for ax, j in zip(axes[row], pairs, strict=True):
             ax.add_patch(Circle((0, 0), 1.0, fill=False, color="lightgrey", lw=0.8))
-            for x, color, ls in ((q_r, "tab:blue", "-"), (k_r, "tab:orange", "--")):
+            for x, color, ls in ((q_r, "C0", "-"), (k_r, "C1", "--")):
                 a, b = x[j], x[j + half]
                 ax.plot([0, a / np.hypot(a, b)], [0, b / np.hypot(a, b)], color=color, ls=ls, lw=2.2)
             ax.set_xlim(-1.05, 1.05)
@@ -192,9 +192,9 @@ def plot_rotation(ms=(5, 60), offset: int = 3, base: float = 10000.0):
         K_at = ac.rope(np.repeat(k, len(offsets), axis=0), m - offsets, base=base)  # (offsets, d)
         scores = K_at @ ac.rope(q, [m], base=base)[0]  # (offsets,)
         ax_s.plot(offsets, scores, ls=styles[row % 3], lw=2 if row == 0 else 1.5,
-                  color=("tab:blue", "black", "tab:purple")[row % 3],
+                  color=("C0", "black", "C4")[row % 3],
                   label=_("query at m = {m}").format(m=m))
-        ax_s.plot([offset], [scores[offset]], "D", color="tab:red", ms=6)
+        ax_s.plot([offset], [scores[offset]], "D", color="C3", ms=6)
     axes[0, 0].set_title(_(r"$\tilde q$ solid, $\tilde k$ dashed"), loc="left", fontsize=SMALL)
     ax_s.axhline(0, color="grey", lw=0.8)
     ax_s.set_xlabel(_("offset m - n"))
@@ -214,7 +214,7 @@ def plot_alibi(num_heads: int = 8, n: int = 12, heads=(0, 3, 7)):
     fig, (ax_s, ax_w) = fixed_subplots(1, 2, widths=[3.4, 4.6], heights=2.8, left=0.95, right=0.25,
                                        bottom=0.75, top=0.75, wgap=1.0,
                                        min_width=figures.text_width(title) + 0.3)
-    ax_s.semilogy(np.arange(num_heads), slopes, "o-", color="tab:green")
+    ax_s.semilogy(np.arange(num_heads), slopes, "o-", color="C2")
     ax_s.set_xlabel(_("head r"))
     ax_s.set_ylabel(_("slope s_r"))
     ax_s.set_title(_("slopes 2^(-8(r+1)/h)"), fontsize="medium")

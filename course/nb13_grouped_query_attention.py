@@ -130,7 +130,7 @@ def plot_cache_memory(models=MODELS, ts=None):
     mha = [_cache_bytes(m, m.heads, 1) / 2 ** 10 for m in models]
     pub = [_cache_bytes(m, m.kv_heads, 1) / 2 ** 10 for m in models]
     ax_b.barh(y + 0.2, mha, height=0.38, color="0.75", label=_("if h_kv = h (MHA)"))
-    ax_b.barh(y - 0.2, pub, height=0.38, color="tab:blue", label=_("published h_kv"))
+    ax_b.barh(y - 0.2, pub, height=0.38, color="C0", label=_("published h_kv"))
     ax_b.set_yticks(y, [f"{m.name}\n(h {m.heads}, h_kv {m.kv_heads})" for m in models],
                     fontsize=SMALL)
     ax_b.set_xscale("log")
@@ -171,11 +171,11 @@ class LiveCacheMemory(LiveFigure):
         _fig, ax = fixed_subplots(1, 1, widths=6.6, heights=2.9, left=1.45, right=0.25,
                                   bottom=0.75, top=0.5, fig=self.fig)
         y = np.arange(len(self.models))[::-1]
-        self.bars = ax.barh(y, np.ones(len(y)), left=1e-3, height=0.5, color="tab:blue",
+        self.bars = ax.barh(y, np.ones(len(y)), left=1e-3, height=0.5, color="C0",
                             label=_("h_kv of the slider"), zorder=3)
         self.published, = ax.plot(np.ones(len(y)), y, "D", color="k", ms=7, zorder=4,
                                   label=_("published h_kv"))
-        self.mha, = ax.plot(np.ones(len(y)), y, "o", mfc="none", mec="tab:red", ms=9, mew=1.5,
+        self.mha, = ax.plot(np.ones(len(y)), y, "o", mfc="none", mec="C3", ms=9, mew=1.5,
                             zorder=4, label=_("h_kv = h (MHA)"))
         ax.set_yticks(y, [f"{m.name}\n(h {m.heads}, h_kv {m.kv_heads})" for m in self.models],
                       fontsize=SMALL)

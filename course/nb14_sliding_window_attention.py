@@ -31,8 +31,8 @@ from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
 
-SEEN = ListedColormap(["0.92", "tab:blue"])  # 0: hidden (-inf), 1: may attend
-REACHED = ListedColormap(["0.92", "tab:orange"])  # 0: unchanged, 1: changed
+SEEN = ListedColormap(["0.92", "C0"])  # 0: hidden (-inf), 1: may attend
+REACHED = ListedColormap(["0.92", "C1"])  # 0: unchanged, 1: changed
 
 # --- what the live figure recomputes for each window ------------------------------------------
 
@@ -155,8 +155,8 @@ def plot_cache_memory(steps, rows: dict, title_bytes: str = ""):
     title = _("Keys and values held while generating: a growing cache vs a rolling one")
     fig, ax = fixed_subplots(1, 1, widths=6.0, heights=2.6, left=1.0, right=0.2, bottom=0.7,
                              top=0.6, min_width=figures.text_width(title) + 0.3)
-    ax.plot(steps, rows["full"], color="tab:red", label=_("full KV cache"))
-    ax.plot(steps, rows["rolling"], color="tab:blue", label=_("rolling cache (window)"))
+    ax.plot(steps, rows["full"], color="C3", label=_("full KV cache"))
+    ax.plot(steps, rows["rolling"], color="C0", label=_("rolling cache (window)"))
     ax.set_xlabel(_("generation step t"))
     ax.set_ylabel(_("cached positions"))
     ax.grid(alpha=0.3)
@@ -170,9 +170,9 @@ def plot_band_cost(ns, counts: dict, window: int):
     title = _("Score entries against n: the causal mask vs a window of {w}").format(w=window)
     fig, ax = fixed_subplots(1, 1, widths=5.0, heights=2.8, left=1.0, right=0.2, bottom=0.7,
                              top=0.6, min_width=figures.text_width(title) + 0.3)
-    styles = {"causal": ("tab:red", "o-", _("causal: n (n + 1) / 2")),
-              "band": ("tab:blue", "s-", _("window: about n w")),
-              "tiles": ("tab:green", "^--", _("tiled, band blocks only"))}
+    styles = {"causal": ("C3", "o-", _("causal: n (n + 1) / 2")),
+              "band": ("C0", "s-", _("window: about n w")),
+              "tiles": ("C2", "^--", _("tiled, band blocks only"))}
     for name, values in counts.items():
         color, style, label = styles[name]
         ax.plot(ns, values, style, color=color, label=label)
@@ -198,7 +198,7 @@ def plot_sinks(cache_sizes, losses: dict, full_loss: float, key_weight):
     fig, (ax_l, ax_w) = fixed_subplots(1, 2, widths=(4.4, 4.0), heights=2.8, left=1.0,
                                        right=0.2, bottom=0.75, top=0.9, wgap=1.1,
                                        min_width=figures.text_width(title) + 0.3)
-    colors = ("tab:red", "tab:orange", "tab:green", "tab:purple")
+    colors = ("C3", "C1", "C2", "C4")
     for (s, values), color in zip(losses.items(), colors, strict=False):
         label = (_("no sinks") if s == 0 else _("1 sink kept") if s == 1
                  else _("{s} sinks kept").format(s=s))
@@ -211,7 +211,7 @@ def plot_sinks(cache_sizes, losses: dict, full_loss: float, key_weight):
     ax_l.grid(alpha=0.3, which="both")
     ax_l.legend(fontsize=SMALL, loc="upper right")
     key_weight = np.asarray(key_weight, dtype=float)
-    ax_w.bar(np.arange(key_weight.size), key_weight, color="tab:blue")
+    ax_w.bar(np.arange(key_weight.size), key_weight, color="C0")
     ax_w.set_xlabel(_("key position j"))
     ax_w.set_ylabel(_("mean weight"))
     ax_w.set_title(_("weight per key, from queries 8..31 that can see it\n(needed key i - 3 "

@@ -1,0 +1,169 @@
+"""The colour check (course/colour_check.py, issue 27): what it finds and what it lets pass, and
+that it runs on every figure strict nbval draws.
+
+The sweep itself is not here: every notebook kernel nbval starts has COURSE_CHECK_COLOURS=1
+(the root conftest.py), so each figure of both editions is checked where the notebook draws it,
+and a problem is an output the stored notebook lacks. The last test runs that chain on a
+notebook made to fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from course import colour_check as cc  # noqa: E402
+from course import figures  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def two_lines(c1, c2, style2="-", marker2=""):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], color=c1, label="a")
+    ax.plot([0, 1], [1, 0], color=c2, ls=style2, marker=marker2, label="b")
+    return fig
+
+
+def test_the_course_palette_stays_apart_under_every_deficiency():
+    views = {d: cc.seen([matplotlib.colors.to_rgb(c) for c in figures.OKABE_ITO], d)
+             for d in (None, *cc.DEFICIENCIES)}
+    for d, ucs in views.items():
+        gaps = [np.linalg.norm(ucs[i] - ucs[j]) for i, j in combinations(range(len(ucs)), 2)]
+        assert min(gaps) >= cc.MIN_DELTA_E, (cc.NAMES[d], min(gaps))
+    assert figures.COURSE_STYLE["axes.prop_cycle"].by_key()["color"] == list(figures.OKABE_ITO)
+
+
+def test_red_and_green_lines_are_found_and_the_deficiency_named():
+    found = cc.problems(two_lines("#d62728", "#2ca02c"))   # matplotlib's default C3 and C2
+    assert len(found) == 1 and "under deuteranopia" in found[0], found
+    assert "#d62728" in found[0] and "#2ca02c" in found[0]
+    found = cc.problems(two_lines("#ff7f0e", "#2ca02c"))   # C1 and C2
+    assert any("under protanopia" in p for p in found), found
+
+
+def test_the_course_colours_pass_and_so_do_lines_told_apart_by_style():
+    with matplotlib.rc_context({"axes.prop_cycle": figures.COURSE_STYLE["axes.prop_cycle"]}):
+        assert cc.problems(two_lines("C3", "C2")) == []
+        assert cc.problems(two_lines("C1", "C2")) == []
+    assert cc.problems(two_lines("#d62728", "#2ca02c", style2=":")) == []
+    assert cc.problems(two_lines("#d62728", "#2ca02c", marker2="o")) == []
+
+
+def test_bars_are_not_excused_by_a_line_style():
+    fig, ax = plt.subplots()
+    ax.bar([0, 1], [1, 2], color=["#d62728", "#2ca02c"])
+    assert any("rectangle" in p and "deuteranopia" in p for p in cc.problems(fig))
+
+
+def test_a_translucent_colour_is_judged_as_it_looks_on_white():
+    fig, ax = plt.subplots()
+    ax.fill([0, 1, 1], [0, 0, 1], color="#d62728", alpha=0.02)   # nearly white: a grey
+    ax.plot([0, 1], [1, 0], color="0.95")
+    assert cc.problems(fig) == []
+
+
+def test_two_series_that_look_the_same_are_found():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], color="C0", label="head 1")
+    ax.plot([0, 1], [1, 0], color="C0", label="head 9")
+    assert any("look the same" in p for p in cc.problems(fig))
+
+
+def image(cmap, data=None, **kw):
+    fig, ax = plt.subplots()
+    ax.imshow(np.linspace(0, 1, 16).reshape(4, 4) if data is None else data, cmap=cmap, **kw)
+    return fig
+
+
+def test_colour_maps_of_one_sign_must_not_turn_in_lightness():
+    assert cc.problems(image("Blues")) == []
+    assert cc.problems(image("viridis")) == []
+    found = cc.problems(image("jet"))
+    assert found and all("lightness turns" in p for p in found), found
+
+
+def test_signed_maps_are_read_from_zero_and_cyclic_ones_from_their_middle():
+    signed = np.linspace(-1, 1, 16).reshape(4, 4)
+    assert cc.problems(image("RdBu_r", signed, vmin=-1, vmax=1)) == []
+    found = cc.problems(image("RdYlGn", signed, vmin=-1, vmax=1))   # red-green: the classic
+    assert any("a value and its negative" in p and "deuteranopia" in p for p in found), found
+    assert cc.problems(image("twilight", vmin=0, vmax=2 * np.pi)) == []
+    assert any("turns" in p for p in cc.problems(image("RdBu_r")))  # one sign: no turn allowed
+
+
+def test_masked_cells_need_a_colour_of_their_own():
+    data = np.ma.masked_less(np.linspace(0, 1, 16).reshape(4, 4), 0.2)
+    near = matplotlib.colormaps["Blues"].with_extremes(bad="0.85")
+    assert any("masked cells" in p for p in cc.problems(image(near, data, vmin=0, vmax=1)))
+    course = matplotlib.colormaps["Blues"].with_extremes(bad="0.55")   # notebooks 04 and 11
+    assert cc.problems(image(course, data, vmin=0, vmax=1)) == []
+
+
+def test_with_the_variable_set_each_problem_goes_to_stderr_once(monkeypatch, capsys):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    monkeypatch.setattr(FigureCanvasAgg, "draw", FigureCanvasAgg.draw)   # undone afterwards
+    monkeypatch.delenv(cc.ENV, raising=False)
+    cc.check_when_asked()
+    fig = two_lines("#d62728", "#2ca02c")
+    fig.canvas.draw()
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv(cc.ENV, "1")
+    cc.check_when_asked()
+    cc.check_when_asked()   # twice: still one check per draw
+    fig.canvas.draw()
+    fig.canvas.draw()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("colour check: ") and "deuteranopia" in err[0]
+
+
+def test_strict_nbval_fails_a_notebook_whose_figure_fails_the_check():
+    """The whole chain: conftest gives nbval's kernel the variable, use_course_style() turns
+    the check on, the figure's problem is an output (stderr) the stored cell lacks, nbval fails
+    it; the same cell in the course's colours passes."""
+    cell = ("from course import figures\nfigures.use_course_style()\n"
+            "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
+            "ax.plot([0, 1], color={a!r}); ax.plot([1, 0], color={b!r})\n"
+            "fig.canvas.draw(); plt.close(fig)")
+    folder = ROOT / "artifacts" / f"colour-check-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, a, b in (("red_and_green", "#d62728", "#2ca02c"), ("course_colours", "C3", "C2")):
+        nb = {"cells": [{"cell_type": "code", "execution_count": 1, "id": "c1", "metadata": {},
+                         "outputs": [], "source": cell.format(a=a, b=b)}],
+              "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                          "language": "python"}},
+              "nbformat": 4, "nbformat_minor": 5}
+        paths.append(folder / f"{name}.ipynb")
+        paths[-1].write_text(json.dumps(nb), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != cc.ENV and not k.startswith("PYTEST_")}
+    try:
+        run = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-q", "-rfE",
+                              *(str(p.relative_to(ROOT)) for p in paths)], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=300)
+    finally:
+        for p in paths:
+            p.unlink(missing_ok=True)
+        folder.rmdir()
+    out = run.stdout[-3000:]
+    assert run.returncode == 1 and "1 failed, 1 passed" in out, out
+    assert "FAILED artifacts/" in out and "red_and_green.ipynb::Cell 0" in out, out
+    assert "Unexpected output fields from running code: {'stderr'}" in out, out
