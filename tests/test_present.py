@@ -18,8 +18,9 @@ isolated home. For every notebook, in headless Chromium at 1920 x 1080:
   and that the slide shows something;
 - no code is shown (the class sees prose, numbers, figures and widgets), and the speaker notes
   are there (aside.notes, reveal.js's speaker view) as many as the notebook has;
-- on the slide with the live figure, move its slider with the keyboard on the handle and see
-  both its text and its image change;
+- on the slide with the live figure, reach its slider with Tab alone from the top of the page
+  (it must show the focus and be named by its label), move it with an arrow key and see both
+  its text and its image change;
 - at the end, the page's language is the notebook's, every image of the deck has an alt that
   is not a file name, and axe-core, run once on the whole deck (every slide and fragment shown,
   one below the other), finds no serious or critical violation and no other one the README
@@ -446,16 +447,54 @@ def test_presentation(name, present_server, browser):
                     + f"\nscreenshots: {ARTIFACTS.relative_to(ROOT)}/{stem}-*.png", pytrace=False)
 
 
+TAB_LIMIT = 40   # Tab presses from the top of the page to the live figure's slider, at most
+
+# What shows focus on a control: a change in any of these when it gets the focus by keyboard
+FOCUS_STYLE_JS = """(el) => { const s = getComputedStyle(el);
+  return [s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.backgroundColor,
+          s.borderColor].join('|'); }"""
+
+
+def keyboard_only_focus(page, handle) -> list[str]:
+    """Reach the slider's handle from the top of the page with Tab alone, as a teacher without
+    a mouse does (issue 27): it must get there, show that it has the focus, and have a name."""
+    unfocused = handle.evaluate(FOCUS_STYLE_JS)
+    page.evaluate("() => { if (document.activeElement) document.activeElement.blur(); }")
+    presses = 0
+    while presses < TAB_LIMIT and not handle.evaluate("(h) => document.activeElement === h"):
+        page.keyboard.press("Tab")
+        presses += 1
+    if not handle.evaluate("(h) => document.activeElement === h"):
+        where = page.evaluate("() => { const a = document.activeElement; return a ? "
+                              "a.tagName + '.' + a.className + ' ' + (a.textContent || '')"
+                              ".trim().slice(0, 60) : 'nothing'; }")
+        return [f"the live figure's slider is not reached with {TAB_LIMIT} presses of Tab from "
+                f"the top of the page (the focus is on {where})"]
+    problems = []
+    if not handle.evaluate("(h) => h.matches(':focus-visible')") \
+            or handle.evaluate(FOCUS_STYLE_JS) == unfocused:
+        problems.append(f"the slider's handle, reached with Tab ({presses} presses), does not "
+                        "show that it has the focus")
+    name = (handle.get_attribute("aria-label") or "").strip()
+    label = handle.evaluate("(h) => (h.closest('.widget-slider').querySelector('.widget-label')"
+                            " || {}).textContent || ''").strip()
+    if not name or name != label:
+        problems.append(f"the slider's handle is named {name!r}, not by its label {label!r}")
+    return problems
+
+
 def move_slider(page, box, stem: str) -> list[str]:
-    """Keyboard on the slider's handle, as a teacher does; the text and the image must change."""
+    """Tab to the slider's handle and arrow keys on it, as a teacher without a mouse does; the
+    text and the image must change."""
     handle = box.locator(".widget-slider .noUi-handle[role=slider]").first
     if handle.count() == 0:
         return ["the live figure has no slider to move"]
     box.screenshot(path=str(ARTIFACTS / f"{stem}-widget-before.png"))
     now = float(handle.get_attribute("aria-valuenow"))
     key = "ArrowLeft" if now >= float(handle.get_attribute("aria-valuemax")) else "ArrowRight"
-    handle.focus()
-    bh._expect()(handle).to_be_focused(timeout=CONTROL_MS)
+    problems = keyboard_only_focus(page, handle)
+    if problems:
+        return problems
     box.evaluate(bh.ARM_PROBE_JS)
     handle.press(key)
     try:
