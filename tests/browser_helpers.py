@@ -59,6 +59,10 @@ KERNEL_STATUS = "#jp-main-statusbar span[title^='Change kernel']"
 PROMPTS = ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt"   # the code cells' [n]: prompts
 STDERR_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
 LIVE_BOX = ".jupyter-widgets.widget-vbox:has(> .live-figure-text)"
+# What shows focus on a control: a change in any of these when it gets the focus by keyboard
+FOCUS_STYLE_JS = """(el) => { const s = getComputedStyle(el);
+  return [s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.backgroundColor,
+          s.borderColor].join('|'); }"""
 # Anything a person can operate; used to find controls nobody wired to a live figure.
 CONTROL_SELECTOR = (".widget-slider, .widget-dropdown, .widget-toggle-buttons, .widget-select, "
                     ".widget-radio, .widget-checkbox, .widget-text, .widget-textarea, "
@@ -878,6 +882,51 @@ class NotebookRun:
         container = box.locator(":scope > .widget-box").first
         idx = container.evaluate(OUTERMOST_CONTROLS_JS, [CONTROL_SELECTOR, None])
         return [container.locator(CONTROL_SELECTOR).nth(i) for i in idx]
+
+    # JupyterLab's notebook, from the page: the index of its active cell, and of the cell that
+    # holds an element (JupyterLab draws only the cells near the window, so not from the DOM)
+    ACTIVE_CELL_JS = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    CELL_OF_JS = """(el) => window.jupyterapp.shell.currentWidget.content.widgets
+                                 .findIndex(w => w.node.contains(el))"""
+    TAB_LIMIT = 12
+
+    def keyboard_only(self, k: int, box) -> list[str]:
+        """The live figure's first slider driven with the keyboard alone (issue 27), as a learner
+        without a mouse does: Escape (command mode), ArrowUp/ArrowDown from the active cell to the
+        figure's cell, Tab to the slider's handle, which must show that it has the focus, then
+        an arrow key; the figure's text and image must change (measured as every change)."""
+        handle = box.locator(".widget-slider .noUi-handle[role=slider]").first
+        ctrl = handle.locator("xpath=ancestor::div[contains(@class, 'widget-slider')][1]")
+        label = control_label(ctrl, "slider", 0)
+        self.page.keyboard.press("Escape")
+        target = box.evaluate(self.CELL_OF_JS)
+        for _ in range(200):
+            at = self.page.evaluate(self.ACTIVE_CELL_JS)
+            if at == target:
+                break
+            self.page.keyboard.press("ArrowDown" if at < target else "ArrowUp")
+        else:
+            return [f"widget {k + 1}: ArrowUp/ArrowDown did not reach its cell ({target})"]
+        unfocused = handle.evaluate(FOCUS_STYLE_JS)
+        presses = 0
+        while presses < self.TAB_LIMIT and not handle.evaluate("h => document.activeElement === h"):
+            self.page.keyboard.press("Tab")
+            presses += 1
+        if not handle.evaluate("h => document.activeElement === h"):
+            return [f"widget {k + 1}, slider '{label}': not reached with {self.TAB_LIMIT} presses "
+                    "of Tab from its cell"]
+        if not handle.evaluate("h => h.matches(':focus-visible')") \
+                or handle.evaluate(FOCUS_STYLE_JS) == unfocused:
+            return [f"widget {k + 1}, slider '{label}', reached with Tab: it does not show that it "
+                    "has the focus"]
+        now = float(handle.get_attribute("aria-valuenow"))
+        key = "ArrowLeft" if now >= float(handle.get_attribute("aria-valuemax")) else "ArrowRight"
+        value = ValueReader(self.page, ctrl, SLIDER_VALUE_JS)
+        c = self._change(k, "slider", label, f"Tab x{presses} to the handle, then {key} "
+                         "(keyboard only)", value())
+        change = self._measure(k, box, c, lambda: self.page.keyboard.press(key), value=value)
+        self.changes.append(change)
+        return [change.problem] if change.problem else []
 
     def exercise(self, k: int, box) -> list[str]:
         problems = []

@@ -13,6 +13,8 @@ For every notebook this test:
 - asserts that no cell shows a traceback except the cells tagged ``raises-exception``
   (read from the .ipynb; those must show theirs), that every widget rendered
   (no "Error displaying widget", none stuck at "Loading widget...");
+- drives one slider per notebook with the keyboard alone (Escape, arrow keys to its cell, Tab
+  to its handle, which must show the focus, an arrow key: bh.NotebookRun.keyboard_only);
 - moves every control of every ``with_controls`` figure the way a person does
   (keyboard on a slider handle, typing into its readout, choosing a dropdown option,
   clicking another toggle button) and asserts that the figure's text and image both
@@ -244,6 +246,12 @@ def test_notebook_in_jupyterlab(name, lab_server, lab_page, latency_report):
         run.screenshot("1-before", boxes)
         if not problems:
             t = time.perf_counter()
+            with_slider = [k for k, b in enumerate(boxes)
+                           if b.locator(".widget-slider .noUi-handle[role=slider]").count()]
+            if boxes and not with_slider:
+                problems.append("no live figure with a slider to drive by keyboard only")
+            elif with_slider:
+                problems += run.keyboard_only(with_slider[0], boxes[with_slider[0]])
             for k, box in enumerate(boxes):
                 problems += run.exercise(k, box)
             run.timings["controls_s"] = time.perf_counter() - t

@@ -459,16 +459,12 @@ def test_presentation(name, present_server, browser):
 
 TAB_LIMIT = 40   # Tab presses from the top of the page to the live figure's slider, at most
 
-# What shows focus on a control: a change in any of these when it gets the focus by keyboard
-FOCUS_STYLE_JS = """(el) => { const s = getComputedStyle(el);
-  return [s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.backgroundColor,
-          s.borderColor].join('|'); }"""
 
 
 def keyboard_only_focus(page, handle) -> list[str]:
     """Reach the slider's handle from the top of the page with Tab alone, as a teacher without
     a mouse does (issue 27): it must get there, show that it has the focus, and have a name."""
-    unfocused = handle.evaluate(FOCUS_STYLE_JS)
+    unfocused = handle.evaluate(bh.FOCUS_STYLE_JS)
     page.evaluate("() => { if (document.activeElement) document.activeElement.blur(); }")
     presses = 0
     while presses < TAB_LIMIT and not handle.evaluate("(h) => document.activeElement === h"):
@@ -482,7 +478,7 @@ def keyboard_only_focus(page, handle) -> list[str]:
                 f"the top of the page (the focus is on {where})"]
     problems = []
     if not handle.evaluate("(h) => h.matches(':focus-visible')") \
-            or handle.evaluate(FOCUS_STYLE_JS) == unfocused:
+            or handle.evaluate(bh.FOCUS_STYLE_JS) == unfocused:
         problems.append(f"the slider's handle, reached with Tab ({presses} presses), does not "
                         "show that it has the focus")
     name = (handle.get_attribute("aria-label") or "").strip()
