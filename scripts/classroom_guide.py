@@ -223,7 +223,8 @@ def graded_track(books: list[Notebook]) -> list[str]:
         "same points in either folder; what only you read (the model answers, the rubrics, the "
         "README, the grading's log, the graded notebooks in Formgrader) stays English, and so "
         "does a test's message where the student runs the visible tests before submitting (it "
-        "is code). The translations are in `locale/ja/LC_MESSAGES/graded.po`; "
+        "is code), and so do nbgrader's own labels on the feedback page (Score, Test cell, "
+        "Comments). The translations are in `locale/ja/LC_MESSAGES/graded.po`; "
         "the command refuses to write a Japanese folder while a text there is untranslated or "
         "fuzzy, and names it.", "",
         *(["Not there yet: " + ", ".join(missing) + " have no assignment.", ""] if missing
