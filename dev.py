@@ -13,6 +13,7 @@
     python3 dev.py hub             # a class on one server: JupyterHub on 127.0.0.1 (hub/README.md)
     python3 dev.py classroom       # instructor key (build/key/) and teacher's guide (docs/)
     python3 dev.py classroom assignments DIR  # graded track: nbgrader course folder, outside the repo
+    python3 dev.py classroom assignments DIR --lang ja  # the same, the students' side in Japanese
     python3 dev.py present         # slideshow with live sliders (Voila, reveal.js) on 127.0.0.1
     python3 dev.py ja              # Japanese edition: update catalogs, build and run notebooks/ja/
     python3 dev.py lab --lang ja   # JupyterLab in Japanese on the Japanese edition
@@ -379,8 +380,9 @@ def cmd_hub(args: list[str]) -> int:
 
 def cmd_classroom(args: list[str]) -> int:
     if args[:1] == ["assignments"]:  # its folder is the caller's, the command runs in ROOT
-        args = ["assignments", *(str(Path(a).expanduser().resolve()) if not a.startswith("-")
-                                 else a for a in args[1:])]
+        args = ["assignments", *(str(Path(a).expanduser().resolve())
+                                 if not a.startswith("-") and before != "--lang" else a
+                                 for before, a in zip(args, args[1:], strict=False))]
     env_dir = ensure_env(test=True)
     return subprocess.call([venv_python(env_dir), ROOT / "scripts" / "classroom.py", *args],
                            cwd=ROOT, env=_env(env_dir))

@@ -22,7 +22,8 @@ In a module, mark every text a learner sees::
 ``_()`` looks the text up when it is called, so a text built at import time must be marked
 with ``N_()`` and translated where it is shown. The catalogs are extracted with Babel and kept
 in step by ``python3 dev.py ja`` (docs/japanese-edition.md): locale/ja/LC_MESSAGES/course.po
-holds the translations and is the only catalog in the repository. course.mo, what gettext reads,
+holds the translations and is the only catalog the modules read (graded.po beside it is
+the graded track's, read by scripts/classroom_graded.py). course.mo, what gettext reads,
 is compiled from it with Babel (a requirement of the course) by the first ``use_language`` that
 finds it missing or older than the .po, and written beside it; where the course folder is read-only
 the compiled catalog is used from memory.

@@ -6,6 +6,7 @@
     python3 dev.py classroom guide --check  # fail if docs/teachers-guide.md is not what it would write
     python3 dev.py classroom assignments DIR  # the graded track: an nbgrader course folder in DIR,
                                               # outside the repository (solutions, hidden tests)
+    python3 dev.py classroom assignments DIR --lang ja  # the same, what students read in Japanese
 
 This file is the command. The work is done in four modules beside it: classroom_key.py (the
 check cells and the instructor key), classroom_guide.py (the teacher's guide),
@@ -39,12 +40,14 @@ def main(argv: list[str]) -> int:
                         help="key: these notebooks only; assignments: the folder to write")
     parser.add_argument("--check", action="store_true", help="guide: compare, do not write")
     parser.add_argument("--out", type=Path, default=KEY_DIR, help="key: where to write it")
+    parser.add_argument("--lang", choices=["en", "ja"], default="en",
+                        help="assignments: the language of what students read (default en)")
     args = parser.parse_args(argv)
     if args.what == "assignments":
         if len(args.notebooks) != 1:
             parser.error("assignments takes one argument: the folder to write, outside the repository")
         from scripts.classroom_graded import main as write_assignments
-        return write_assignments(args.notebooks[0])
+        return write_assignments(args.notebooks[0], args.lang)
     code = 0
     try:
         if args.what in (None, "guide"):

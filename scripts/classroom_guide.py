@@ -212,9 +212,23 @@ def graded_track(books: list[Notebook]) -> list[str]:
         "model answer there, not on the grading pages.",
         "5. `nbgrader generate_feedback NN_topic`: each student's `feedback/` page shows each "
         "failing test's message, not the hidden tests.", "",
-        "Not there yet: " + (", ".join(missing) + " have no assignment; " if missing else "")
-        + "the students' side in Japanese (the assignments' texts and the feedback are in "
-        "English).", ""]
+        "**For a class that reads Japanese**, write the folder with "
+        "`python3 dev.py classroom assignments DIR --lang ja` and run the same steps in it. "
+        "The students read Japanese: each assignment's title and header, every item's heading "
+        "and task, the setup cell's comments, the stub of a derivation's answer "
+        "(ここに答えを書いてください) and, in the feedback, each failing test's message and the "
+        "notes the grading adds (a cell stopped by the timeout, a notebook that could not be "
+        "read). The code, the grade_ids, "
+        "the points, the tests and the solutions are the English ones, so an answer earns the "
+        "same points in either folder; what only you read (the model answers, the rubrics, the "
+        "README, the grading's log, the graded notebooks in Formgrader) stays English, and so "
+        "does a test's message where the student runs the visible tests before submitting (it "
+        "is code), and so do nbgrader's own labels on the feedback page (Score, Test cell, "
+        "Comments). The translations are in `locale/ja/LC_MESSAGES/graded.po`; "
+        "the command refuses to write a Japanese folder while a text there is untranslated or "
+        "fuzzy, and names it.", "",
+        *(["Not there yet: " + ", ".join(missing) + " have no assignment.", ""] if missing
+          else [])]
 
 
 def guide_text() -> str:

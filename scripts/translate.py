@@ -9,6 +9,11 @@ from gettext PO catalogs, never edited by hand. For each language (only "ja" so 
 - locale/<lang>/LC_MESSAGES/course.po: the texts the course modules mark with _() (course/i18n.py),
   extracted with Babel; the kernel that first needs it compiles course.mo beside it (gettext's
   form; course/i18n.py), which is not in the repository;
+- locale/<lang>/LC_MESSAGES/graded.po: what a student of the graded track reads (the texts of
+  scripts/classroom_graded.py's student_texts(): the assignments' headers, titles, tasks, setup
+  comments, the tests' messages and the grading's notes; msgctxt the assignment or the
+  item's grade_id), which `python3 dev.py classroom assignments DIR --lang <lang>` reads;
+  nothing compiles it;
 - notebooks/<lang>/NN_topic.ipynb: the English notebook with every markdown cell replaced by its
   translation and the first code cell switching the modules' language; code cells are otherwise
   identical, and the outputs come from executing it (scripts/regenerate.py), never from a file.
@@ -134,6 +139,23 @@ def notebook_template(name: str) -> Catalog:
     return template
 
 
+def graded_template() -> Catalog:
+    """What a student of the graded track reads (scripts/classroom_graded.py, student_texts)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from scripts.classroom_graded import student_texts
+
+    template = _new_catalog(None, "the graded track's assignments and feedback")
+    for text, context, where in student_texts():
+        if template.get(text, context) is None:
+            template.add(text, context=context, auto_comments=[where])
+    return template
+
+
+def graded_catalog_path(lang: str) -> Path:
+    return LOCALE / lang / "LC_MESSAGES" / "graded.po"
+
+
 def module_template() -> Catalog:
     """Every text the course modules mark for translation (Babel's Python extractor)."""
     template = _new_catalog(None, "messages of the course modules")
@@ -222,6 +244,11 @@ def update_catalogs(lang: str, new: list[str]) -> list[Path]:
     path = module_catalog_path(lang)
     if _write_if_changed(path, po_bytes(updated(path, module_template(), lang,
                                                 "messages of the course modules"))):
+        written.append(path)
+    path = graded_catalog_path(lang)
+    if _write_if_changed(path, po_bytes(updated(path, graded_template(), lang,
+                                                "the graded track's assignments and feedback"),
+                                        markdown=True)):
         written.append(path)
     names = set(english_notebooks())
     unknown = sorted(set(new) - names)
@@ -383,21 +410,34 @@ def build_edition(lang: str) -> tuple[list[Path], dict[str, Built]]:
 # Status
 # --------------------------------------------------------------------------
 
-def module_status(lang: str) -> tuple[list[str], list[str]]:
-    """(texts of the modules with no translation, texts whose translation is fuzzy)."""
-    path = module_catalog_path(lang)
+def _status(path: Path, template: Catalog, lang: str, name) -> tuple[list[str], list[str]]:
+    """(the texts of `template` with no translation in `path`, those whose one is fuzzy), each
+    as name(message) says it."""
     catalog = read_catalog(path) if path.exists() else _new_catalog(lang, "")
     missing, fuzzy = [], []
-    for message in module_template():
+    for message in template:
         if not message.id:
             continue
         have = catalog.get(message.id, message.context)
         if have is None or not have.string or (isinstance(have.string, tuple)
                                               and not all(have.string)):
-            missing.append(message.id if isinstance(message.id, str) else message.id[0])
+            missing.append(name(message))
         elif have.fuzzy:
-            fuzzy.append(message.id if isinstance(message.id, str) else message.id[0])
+            fuzzy.append(name(message))
     return missing, fuzzy
+
+
+def module_status(lang: str) -> tuple[list[str], list[str]]:
+    """(texts of the modules with no translation, texts whose translation is fuzzy)."""
+    return _status(module_catalog_path(lang), module_template(), lang,
+                   lambda m: m.id if isinstance(m.id, str) else m.id[0])
+
+
+def graded_status(lang: str) -> tuple[list[str], list[str]]:
+    """(texts of the graded track with no translation, texts whose translation is fuzzy), each
+    as "context: its first words" (the context names the item, the assignment or the generator)."""
+    return _status(graded_catalog_path(lang), graded_template(), lang,
+                   lambda m: f"{m.context or 'generator'}: {m.id.splitlines()[0][:60]}")
 
 
 def status(lang: str) -> str:
@@ -405,6 +445,10 @@ def status(lang: str) -> str:
     missing, fuzzy = module_status(lang)
     lines.append(f"modules ({_rel(module_catalog_path(lang))}): "
                  f"{len(missing)} untranslated, {len(fuzzy)} fuzzy")
+    missing, fuzzy = graded_status(lang)
+    lines.append(f"graded track ({_rel(graded_catalog_path(lang))}): "
+                 f"{len(missing)} untranslated, {len(fuzzy)} fuzzy")
+    lines += [f"  untranslated: {w}" for w in missing[:20]] + [f"  fuzzy: {w}" for w in fuzzy[:20]]
     edition = EDITION.get(lang, ())
     for name in english_notebooks():
         built = build_notebook(name, lang)
@@ -436,6 +480,14 @@ def main(argv: list[str]) -> int:
               f"{len(fuzzy)} fuzzy; they show in English:", file=sys.stderr)
         for text in (missing + fuzzy)[:20]:
             print(f"  {text[:90]!r}", file=sys.stderr)
+    missing, fuzzy = graded_status(lang)
+    if missing or fuzzy:
+        code = 1
+        print(f"{_rel(graded_catalog_path(lang))}: {len(missing)} text(s) untranslated, "
+              f"{len(fuzzy)} fuzzy; `dev.py classroom assignments DIR --lang {lang}` refuses "
+              "to write the graded track until they are translated:", file=sys.stderr)
+        for text in (missing + fuzzy)[:20]:
+            print(f"  {text}", file=sys.stderr)
     written, builds = build_edition(lang)
     for path in written:
         print(f"{'wrote' if path.exists() else 'removed'} {_rel(path)}")

@@ -428,3 +428,47 @@ def test_texts_a_notebook_passes_to_the_modules_are_in_the_catalog(name):
     assert not missing, (f"notebooks/{name}.ipynb passes texts to the course modules that have no "
                          f"translation: {missing}; mark them with N_() in the companion's "
                          f"NOTEBOOK_TITLES and translate them ({FIX})")
+
+
+# --- the graded track (locale/ja/LC_MESSAGES/graded.po) --------------------------------------
+
+def test_every_graded_text_has_an_up_to_date_translation():
+    """What a student of the Japanese graded track reads (scripts/classroom_graded.py); the
+    generator refuses to write a Japanese course folder otherwise (tests/test_graded_ja.py)."""
+    missing, fuzzy = translate.graded_status(LANG)
+    assert not (missing or fuzzy), (
+        f"{translate.graded_catalog_path(LANG).relative_to(ROOT)}: {len(missing)} text(s) "
+        f"untranslated, {len(fuzzy)} fuzzy:\n" + "\n".join(missing + fuzzy)
+        + f"\nRun `python3 dev.py ja update`, translate them, then {FIX}")
+
+
+def test_graded_catalog_lists_exactly_the_students_texts_and_updating_changes_nothing():
+    path = translate.graded_catalog_path(LANG)
+    catalog = translate.read_catalog(path)
+    template = {(m.id, m.context) for m in translate.graded_template() if m.id}
+    assert {(m.id, m.context) for m in catalog if m.id} == template, f"graded.po is stale: {FIX}"
+    again = translate.po_bytes(translate.updated(path, translate.graded_template(), LANG,
+                                                 "the graded track's assignments and feedback"),
+                               markdown=True)
+    assert again == path.read_bytes(), f"{path.relative_to(ROOT)} changes when updated again"
+
+
+def test_graded_translations_keep_the_maths_code_and_fields():
+    """Formulas ($...$), code spans, headings and the generator's {fields} as in the English; no
+    English sentence left (ASCII formulas of the tasks, such as `t mod w`, aside)."""
+    problems = []
+    for m in _translated(translate.read_catalog(translate.graded_catalog_path(LANG))):
+        where = f"{m.context or 'generator'}: {m.id.splitlines()[0][:50]!r}"
+        if _math(m.id) != _math(m.string):
+            problems.append(f"{where}: formulas differ")
+        lost = set(_CODE.findall(m.id)) - set(_CODE.findall(m.string))
+        if lost:
+            problems.append(f"{where}: code lost: {sorted(lost)}")
+        if _headings(m.id) != _headings(m.string):
+            problems.append(f"{where}: headings {_headings(m.id)} became {_headings(m.string)}")
+        if m.context is None and _fields(m.id) != _fields(m.string):
+            problems.append(f"{where}: fields {_fields(m.id)} became {_fields(m.string)}")
+        left = [run for run in english_left(m.string) if max(map(len, run.split())) > 3]
+        if left:
+            problems.append(f"{where}: English left: {left}")
+    assert not problems, "\n".join(problems)
