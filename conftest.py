@@ -37,7 +37,8 @@ def _start_a_kernel_once_more_if_it_does_not_answer() -> None:
     their kernels starting at once) a kernel now and then never answers: the TCP port that
     jupyter_client chose was taken before the kernel could bind it (treebeardtech/nbmake#129),
     and nbval then fails every cell of that notebook after 60 s. Start it once more in that case;
-    a notebook whose kernel fails twice still fails."""
+    a notebook whose kernel fails twice still fails. Every kernel it starts also gets
+    COURSE_CHECK_COLOURS=1: the colour check of course/colour_check.py on each figure drawn."""
     try:
         import nbval.kernel as nbval_kernel
     except ImportError:   # nbval is test tooling (requirements-test.txt)
