@@ -11,18 +11,18 @@ Two rules:
   scatter points, filled areas, outlines; a translucent one as it looks on the white background)
   that a person with normal colour vision sees as different (Delta E' >= MIN_DELTA_E) must stay
   at least that far apart under each deficiency, unless both are lines with no line style and
-  marker in common (then colour is not what tells them apart). Two greys are told apart by lightness, which the
-  deficiencies keep: such pairs are not checked. Two lines of one panel with different legend
-  labels must differ in colour, line style or marker (a colour cycle that wrapped round would
-  give two series one look).
+  marker in common (then colour is not what tells them apart). Two greys are told apart by
+  lightness, which the deficiencies keep: such pairs are not checked. Two lines of one panel
+  with different legend labels must differ in colour, line style or marker (a colour cycle that
+  wrapped round would give two series one look).
 - **Colour maps.** A map over values of one sign must change lightness (J') in one direction
   from end to end under each deficiency, so that "more" still reads as "darker" (or "lighter").
   A map over signed values (vmin < 0 < vmax: a diverging map) must do so on each side of 0, and
   a value and its negative, a quarter of the range or more from 0, must stay MIN_DELTA_E apart;
   a cyclic map (its two ends one colour, as for an angle) the same about its middle, for the
-  values a quarter to three quarters of the way from the middle to an end. A map of a few listed colours is checked as series, and the colour of masked cells
-  (``cmap.set_bad``), where the image has some, must stay MIN_DELTA_E away from every colour of
-  the map.
+  values a quarter to three quarters of the way from the middle to an end. A map of a few listed
+  colours is checked as series, and the colour of masked cells (``cmap.set_bad``), where the
+  image has some, must stay MIN_DELTA_E away from every colour of the map.
 
 MIN_DELTA_E = 10: the Okabe-Ito palette, made for these deficiencies, keeps every pair of its
 colours at 11 or more; matplotlib's default red and green fall to 5 under deuteranopia, its
@@ -199,7 +199,8 @@ def _map_problems(mappable, where: str) -> list[str]:
     out = []
     # a signed map is read from 0 outwards; so is a cyclic one (its ends one colour: an angle's
     # colour map, say) from its middle
-    ends = np.linalg.norm(seen(rgb[[0, -1]], None)[0] - seen(rgb[[0, -1]], None)[1])
+    first, last = seen(rgb[[0, -1]], None)
+    ends = np.linalg.norm(first - last)
     zero = float(norm(0.0)) if vmin < 0 < vmax else 0.5 if ends < 2.0 else None
     for d in (None, *DEFICIENCIES):
         ucs = seen(rgb, d)

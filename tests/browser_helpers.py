@@ -63,6 +63,23 @@ LIVE_BOX = ".jupyter-widgets.widget-vbox:has(> .live-figure-text)"
 FOCUS_STYLE_JS = """(el) => { const s = getComputedStyle(el);
   return [s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.backgroundColor,
           s.borderColor].join('|'); }"""
+
+
+def tab_to(page, el, limit: int) -> int | None:
+    """Press Tab until el has the focus: how many presses it took, or None after `limit`."""
+    presses = 0
+    while presses < limit and not el.evaluate("e => document.activeElement === e"):
+        page.keyboard.press("Tab")
+        presses += 1
+    return presses if el.evaluate("e => document.activeElement === e") else None
+
+
+def shows_focus(el, unfocused: str) -> bool:
+    """el, focused by keyboard, is :focus-visible and looks other than `unfocused` (its
+    FOCUS_STYLE_JS before it had the focus)."""
+    return el.evaluate("e => e.matches(':focus-visible')") and el.evaluate(FOCUS_STYLE_JS) != unfocused
+
+
 # Anything a person can operate; used to find controls nobody wired to a live figure.
 CONTROL_SELECTOR = (".widget-slider, .widget-dropdown, .widget-toggle-buttons, .widget-select, "
                     ".widget-radio, .widget-checkbox, .widget-text, .widget-textarea, "
@@ -908,15 +925,11 @@ class NotebookRun:
         else:
             return [f"widget {k + 1}: ArrowUp/ArrowDown did not reach its cell ({target})"]
         unfocused = handle.evaluate(FOCUS_STYLE_JS)
-        presses = 0
-        while presses < self.TAB_LIMIT and not handle.evaluate("h => document.activeElement === h"):
-            self.page.keyboard.press("Tab")
-            presses += 1
-        if not handle.evaluate("h => document.activeElement === h"):
+        presses = tab_to(self.page, handle, self.TAB_LIMIT)
+        if presses is None:
             return [f"widget {k + 1}, slider '{label}': not reached with {self.TAB_LIMIT} presses "
                     "of Tab from its cell"]
-        if not handle.evaluate("h => h.matches(':focus-visible')") \
-                or handle.evaluate(FOCUS_STYLE_JS) == unfocused:
+        if not shows_focus(handle, unfocused):
             return [f"widget {k + 1}, slider '{label}', reached with Tab: it does not show that it "
                     "has the focus"]
         now = float(handle.get_attribute("aria-valuenow"))

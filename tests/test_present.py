@@ -466,19 +466,15 @@ def keyboard_only_focus(page, handle) -> list[str]:
     a mouse does (issue 27): it must get there, show that it has the focus, and have a name."""
     unfocused = handle.evaluate(bh.FOCUS_STYLE_JS)
     page.evaluate("() => { if (document.activeElement) document.activeElement.blur(); }")
-    presses = 0
-    while presses < TAB_LIMIT and not handle.evaluate("(h) => document.activeElement === h"):
-        page.keyboard.press("Tab")
-        presses += 1
-    if not handle.evaluate("(h) => document.activeElement === h"):
+    presses = bh.tab_to(page, handle, TAB_LIMIT)
+    if presses is None:
         where = page.evaluate("() => { const a = document.activeElement; return a ? "
                               "a.tagName + '.' + a.className + ' ' + (a.textContent || '')"
                               ".trim().slice(0, 60) : 'nothing'; }")
         return [f"the live figure's slider is not reached with {TAB_LIMIT} presses of Tab from "
                 f"the top of the page (the focus is on {where})"]
     problems = []
-    if not handle.evaluate("(h) => h.matches(':focus-visible')") \
-            or handle.evaluate(bh.FOCUS_STYLE_JS) == unfocused:
+    if not bh.shows_focus(handle, unfocused):
         problems.append(f"the slider's handle, reached with Tab ({presses} presses), does not "
                         "show that it has the focus")
     name = (handle.get_attribute("aria-label") or "").strip()
