@@ -25,7 +25,7 @@ import hubctl  # noqa: E402
 pytestmark = [pytest.mark.hub, pytest.mark.own_venv]   # the hub's venv
 
 SNIPPET = ROOT / "hub" / "jupyterhub_config.d" / "attention-notebooks.py"
-SAME_EVERYWHERE = {"args": ["--KernelManager.transport=ipc"], "default_url": "/lab",
+SAME_EVERYWHERE = {"args": ["--ServerKernelManager.transport=ipc"], "default_url": "/lab",
                    "start_timeout": 300, "http_timeout": 300, "implicit_spawn_seconds": 1}
 
 

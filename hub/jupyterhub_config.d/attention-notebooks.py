@@ -57,4 +57,9 @@ c.Spawner.http_timeout = 300
 # 700), not TCP ports: jupyter_client finds five ports free and the kernel binds them later; with
 # 30 students starting on one machine another kernel took one in between ("Address already in
 # use": the kernel died; benchmark item 7). No port, no race, and no other user reaches them.
-c.Spawner.args.append("--KernelManager.transport=ipc")
+# ServerKernelManager: the kernels the server starts for its notebooks, and no other. The
+# graded track's autograde (nbgrader, through nbclient) starts kernels of its own in the
+# teacher's server; with every KernelManager on ipc those get a relative socket path
+# ("kernel-ipc-N") in the graded notebook's folder while their client looks in the server's,
+# and never answer ("Kernel didn't respond in 60 seconds"). They stay on TCP.
+c.Spawner.args.append("--ServerKernelManager.transport=ipc")
