@@ -3,7 +3,8 @@
     create_hub_user / remove_hub_user   the service user the hub runs as (an-hub-...), the
                                         class group (an-class-...) and the one sudoers rule that
                                         lets it start servers as the class's members
-    create_student / remove_student     a student (an-student-...): home of mode 700, password
+    create_student / remove_student     a student (an-student-...) or the class's teacher
+                                        (an-teacher-...): home of mode 700, password
     new_password                        a student's password, printed once to the teacher
     pids_of_uid, _stop_uid              every process of a user, and stopping them by pid
     listening_sockets                   the TCP ports a user's processes listen on
@@ -28,6 +29,7 @@ from pathlib import Path
 
 STUDENT_PREFIX = "an-student-"          # every Unix user this file creates starts with it
 STUDENT_COMMENT = "attention-notebooks hub student (removable)"
+TEACHER_PREFIX = "an-teacher-"          # the class's teacher: a member of the class like a student
 HUB_USER_PREFIX = "an-hub-"             # the service user the hub and its proxy run as
 HUB_USER_COMMENT = "attention-notebooks hub service user (removable)"
 CLASS_GROUP_PREFIX = "an-class-"        # the students' group: whom the hub may start servers as
@@ -90,7 +92,9 @@ def remove_hub_user(name: str, group: str) -> None:
 
 def create_student(name: str, trust: list[Path] = (), group: str | None = None,
                    password: str | None = None) -> Path:
-    """A Unix user `name` (must start with an-student-) whose home only they can read.
+    """A Unix user `name` (starts with an-student-, or an-teacher- for the class's teacher: a
+    member of the class with a server of their own like every student) whose home only they can
+    read.
 
     `group`: the class (create_hub_user's group), whose members the hub may start servers as;
     `password`: the student's Unix password (the hub's PAM login).
@@ -99,8 +103,9 @@ def create_student(name: str, trust: list[Path] = (), group: str | None = None,
     owned by another user ("dubious ownership") unless the student's ~/.gitconfig lists it.
     A course on a git host (https://...) needs none.
     """
-    if not name.startswith(STUDENT_PREFIX):
-        raise ValueError(f"student users must start with {STUDENT_PREFIX!r}: {name!r}")
+    if not name.startswith((STUDENT_PREFIX, TEACHER_PREFIX)):
+        raise ValueError(f"the class's users start with {STUDENT_PREFIX!r} or {TEACHER_PREFIX!r}: "
+                         f"{name!r}")
     subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", "--comment",
                     STUDENT_COMMENT, *(["--groups", group] if group else []), name],
                    check=True, capture_output=True, text=True)
@@ -151,7 +156,7 @@ def remove_student(name: str) -> None:
         entry = pwd.getpwnam(name)
     except KeyError:
         return
-    if not name.startswith(STUDENT_PREFIX) or entry.pw_gecos != STUDENT_COMMENT:
+    if not name.startswith((STUDENT_PREFIX, TEACHER_PREFIX)) or entry.pw_gecos != STUDENT_COMMENT:
         raise ValueError(f"refusing to remove {name!r}: not a user this file created")
     _stop_uid(entry.pw_uid)
     subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)

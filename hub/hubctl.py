@@ -52,6 +52,17 @@ NOTIFICATIONS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "f
                                                                    "checkForUpdates": False}}
 JA_LOCALE = {"@jupyterlab/translation-extension:plugin": {"locale": "ja_JP"}}
 HUB_START_S = 120
+# The graded track (nbgrader, hub/README.md): its settings for everyone (hub/nbgrader_config.py),
+# and which of its JupyterLab panels and server parts a student's server has. Students: the
+# Assignments panel (fetch, submit, fetch feedback) and Validate. The formgrader (release,
+# collect, autograde, feedback), nbgrader's cell toolbar and its course list are the teacher's.
+NBGRADER_CONFIG = HUB_DIR / "nbgrader_config.py"
+COURSE_ID = "attention-notebooks"   # c.CourseDirectory.course_id of hub/nbgrader_config.py
+TEACHER_LAB_ONLY = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                    "@jupyter/nbgrader:course-list")
+TEACHER_SERVER_ONLY = ("nbgrader.server_extensions.formgrader",
+                       "nbgrader.server_extensions.course_list")
+TEACHER_TURNS_ON = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment")
 MEM_LIMIT = str(2 * 2**30)  # bytes per process of a student's server (hub/README.md, "Limits")
 
 
@@ -155,6 +166,7 @@ def setup(lang: str | None = None, quiet: bool = False) -> Path:
             _write_overrides(env, lang)
             _stamp_path(env).write_text(json.dumps(want))
         _install_wrapper(env)
+        _install_nbgrader_config(env)
         if is_root() and not _others_can_run(env / "bin" / "python"):
             raise SystemExit(f"{env}/bin/python cannot be run by other users (a folder above it "
                              "is closed): the students' servers would fail. Set AN_HUB_ENV to a "
@@ -181,6 +193,84 @@ def _install_wrapper(env: Path) -> None:
     dest.chmod(0o755)
 
 
+def _write_json(path: Path, update: dict) -> None:
+    """Merge `update` into the JSON object at `path` (one level deep), leaving other keys."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        data = {}
+    for key, value in update.items():
+        data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _server_extension_file(config_dir: Path, name: str, on: bool) -> None:
+    """What `jupyter server extension enable/disable` writes: <config>/jupyter_server_config.d/
+    <name>.json. Written here because the command validates before it writes and, for --user,
+    reads only the user's folder, so it refuses to turn on for one user an extension that is
+    installed for the environment ("could not be found", jupyter_server 2.x)."""
+    _write_json(config_dir / "jupyter_server_config.d" / f"{name}.json",
+                {"ServerApp": {"jpserver_extensions": {name: on}}})
+
+
+def _install_nbgrader_config(env: Path) -> None:
+    """nbgrader for everyone: hub/nbgrader_config.py into the env's config, and the teacher's
+    parts off at the env's level (nbgrader's installation guide, "Disabling extensions"), not
+    locked, so that the teacher's ~/.jupyter turns them on again (setup_teacher)."""
+    etc = env / "etc" / "jupyter"
+    etc.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(NBGRADER_CONFIG, etc / "nbgrader_config.py")
+    page = etc / "labconfig" / "page_config.json"
+    _write_json(page, {"disabledExtensions": dict.fromkeys(TEACHER_LAB_ONLY, True)})
+    data = json.loads(page.read_text())
+    locked = {k: v for k, v in data.get("lockedExtensions", {}).items() if k not in TEACHER_LAB_ONLY}
+    data["lockedExtensions"] = locked  # `labextension disable` locks; a lock stops the teacher's
+    page.write_text(json.dumps(data, indent=2) + "\n")
+    for name in TEACHER_SERVER_ONLY:
+        _server_extension_file(etc, name, False)
+
+
+def setup_teacher(name: str, course_dir: str = "course") -> Path:
+    """The teacher's own ~/.jupyter: the formgrader and the cell toolbar on, and nbgrader's course
+    folder ~/<course_dir> (nbgrader's "One Class, One Grader": the formgrader runs in the teacher's
+    own server). Returns the course folder's path (not created: the teacher puts the course there,
+    `python3 dev.py classroom assignments`)."""
+    entry = pwd.getpwnam(name)
+    home = Path(entry.pw_dir)
+    config = home / ".jupyter"
+    course = home / course_dir
+    config.mkdir(exist_ok=True)
+    (config / "nbgrader_config.py").write_text(
+        "# The teacher's course folder: the formgrader and nbgrader's commands use it wherever\n"
+        "# they run (hub/hubctl.py, setup_teacher). The formgrader does not read the folder's own\n"
+        "# nbgrader_config.py (nbgrader reads the one of the folder it is started in, and the\n"
+        "# server starts in the home): loaded here, or its feedback would show the hidden tests\n"
+        "# and grading would have no cell timeout.\n"
+        f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n"
+        f"load_subconfig('nbgrader_config.py', path={str(course)!r})  # noqa: F821\n")
+    _write_json(config / "labconfig" / "page_config.json",
+                {"disabledExtensions": dict.fromkeys(TEACHER_TURNS_ON, False)})
+    _server_extension_file(config, "nbgrader.server_extensions.formgrader", True)
+    for path in [config, *config.rglob("*")]:
+        os.chown(path, entry.pw_uid, entry.pw_gid)
+    return course
+
+
+def make_exchange(root: Path, teacher: str) -> Path:
+    """nbgrader's exchange at `root`: mode 1777 (every user writes there, as nbgrader documents,
+    and the sticky bit: nobody removes what another made), with the course's folder in it already
+    made and owned by the teacher, so that no student can make it first. Returns the course's."""
+    entry = pwd.getpwnam(teacher)
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(0o1777)
+    course = root / COURSE_ID
+    course.mkdir(exist_ok=True)
+    os.chown(course, entry.pw_uid, entry.pw_gid)
+    course.chmod(0o755)
+    return course
+
+
 def problems() -> list[str]:
     """Why a hub with isolated students cannot start here (empty: it can)."""
     found = []
@@ -202,9 +292,10 @@ def problems() -> list[str]:
                      f"found {version.strip() or 'none'}")
     if not shutil.which("git"):
         found.append("git is not installed (nbgitpuller runs git)")
-    wrapper = env / "bin" / WRAPPER.name
-    if not wrapper.exists() or wrapper.read_bytes() != WRAPPER.read_bytes():
-        found.append(f"{wrapper} is missing or outdated: run `python3 dev.py hub --setup`")
+    for have, want in ((env / "bin" / WRAPPER.name, WRAPPER),
+                       (env / "etc" / "jupyter" / "nbgrader_config.py", NBGRADER_CONFIG)):
+        if not have.exists() or have.read_bytes() != want.read_bytes():
+            found.append(f"{have} is missing or outdated: run `python3 dev.py hub --setup`")
     for tool, package in (("useradd", "passwd"), ("userdel", "passwd"), ("groupadd", "passwd"),
                           ("chpasswd", "passwd"), ("sudo", "sudo"), ("visudo", "sudo"),
                           ("prlimit", "util-linux")):
@@ -379,14 +470,15 @@ def _trial(args) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-trial-"))
     tmp.chmod(0o755)  # the students clone the course from here
     names = [f"{accounts.STUDENT_PREFIX}{k}" for k in range(1, args.students + 1)]
+    teacher = f"{accounts.TEACHER_PREFIX}trial"  # the graded track's formgrader
     hub_user, group = f"{accounts.HUB_USER_PREFIX}trial", f"{accounts.CLASS_GROUP_PREFIX}trial"
-    passwords = {name: accounts.new_password() for name in names}
+    passwords = {name: accounts.new_password() for name in [*names, teacher]}
     created: list[str] = []
     hub = None
     hub_user_made = False
     try:
         repo = publish_course(tmp / "course.git")
-        for name in [*names, hub_user]:
+        for name in [*names, teacher, hub_user]:
             try:
                 pwd.getpwnam(name)
                 raise SystemExit(f"a user {name} exists already (an earlier trial?); remove it "
@@ -395,18 +487,28 @@ def _trial(args) -> int:
                 pass
         accounts.create_hub_user(hub_user, group, env)
         hub_user_made = True
-        for name in names:
+        for name in [*names, teacher]:
             accounts.create_student(name, trust=[tmp / "course.git"], group=group, password=passwords[name])
             created.append(name)
-        hub = Hub(tmp / "state", names, hub_user, port=args.port, env=env)
+        course = setup_teacher(teacher)
+        make_exchange(tmp / "exchange", teacher)
+        hub = Hub(tmp / "state", [*names, teacher], hub_user, port=args.port, env=env,
+                  settings={"AN_NBGRADER_EXCHANGE": str(tmp / "exchange")})
         hub.start()
         link = course_link(hub.url, repo)
         print(f"\nJupyterHub is running on {hub.url} as the user {hub_user} (log: {hub.log_path}).\n"
               "Each student's login (printed only now; PAM checks the Unix password):\n"
               + "".join(f"  {name}  {passwords[name]}\n" for name in names)
-              + "Each student is a Unix user of their own, removed again when you stop the hub.\n"
+              + f"The teacher's login, for the graded track (nbgrader's formgrader):\n"
+              f"  {teacher}  {passwords[teacher]}\n"
+              "Each is a Unix user of their own, removed again when you stop the hub.\n"
               f"\nThe course for a student (opens the first notebook):\n  {link}\n"
               f"Notebook 03 only:\n  {course_link(hub.url, repo, notebook=NOTEBOOK_03)}\n"
+              f"\nThe graded track: the teacher opens the course link too, then writes the course "
+              f"folder in a terminal of their JupyterLab:\n"
+              f"  python ~/{COURSE_FOLDER}/scripts/classroom.py assignments {course}\n"
+              f"and grades in the formgrader, in a tab of its own:\n  {hub.url}/user/{teacher}/formgrader\n"
+              f"Students fetch and submit in JupyterLab's Assignments panel (menu Nbgrader, Assignment List).\n"
               f"\nStop with Ctrl+C.", flush=True)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # all end in the cleanup below,
             signal.signal(sig, _interrupt)                          # even if SIGINT was ignored

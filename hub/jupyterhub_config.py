@@ -21,6 +21,7 @@ What it sets up:
 - limits: every process of a student's server (the server, each kernel) may map at most
   AN_HUB_MEM_LIMIT (RLIMIT_AS: an allocation beyond it raises MemoryError in that kernel alone);
   jupyterhub-idle-culler stops a server idle for AN_HUB_CULL_IDLE_S seconds;
+- the graded track: nbgrader's exchange at AN_NBGRADER_EXCHANGE (hub/nbgrader_config.py);
 - the environment every student runs is one venv (AN_HUB_ENV, installed by
   `python3 dev.py hub --setup` from hub/requirements-hub.txt). The course is NOT installed in
   it: PYTHONPATH points each student's kernel at their own copy, ~/attention-notebooks.
@@ -107,6 +108,9 @@ c.Spawner.environment = {
     "AN_HUB_MEM_LIMIT_BYTES": str(_bytes(MEM_LIMIT)),
     "AN_HUB_COURSE_FOLDER": COURSE_FOLDER,
 }
+# The graded track's exchange (hub/nbgrader_config.py reads it; /srv/nbgrader/exchange if unset)
+if os.environ.get("AN_NBGRADER_EXCHANGE"):
+    c.Spawner.environment["AN_NBGRADER_EXCHANGE"] = os.environ["AN_NBGRADER_EXCHANGE"]
 
 # --- idle servers are stopped -----------------------------------------------------------------
 c.JupyterHub.services = [{

@@ -198,9 +198,8 @@ def graded_track(books: list[Notebook]) -> list[str]:
         "the items are readable in the course's public one, so a class that needs answers no one "
         "can look up changes them (other numbers, other inputs) in its copy.",
         "2. In DIR: `nbgrader generate_assignment NN_topic` writes the student's version to "
-        "`release/`. Hand out that notebook (on the class hub of hub/README.md: into each "
-        "student's folder; nbgrader's exchange for release and collection on the hub is not set "
-        "up yet).",
+        "`release/`. Hand out that notebook; on the class hub, release it to the students and "
+        "collect their work through nbgrader's exchange (next paragraph).",
         "3. Put each student's submitted notebook at `submitted/<student>/NN_topic/NN_topic.ipynb` "
         "and run `nbgrader autograde NN_topic`: every autograded item gets exactly its points or "
         "0 (a wrong value, an empty answer, a cell that raises, a loop stopped after "
@@ -212,6 +211,13 @@ def graded_track(books: list[Notebook]) -> list[str]:
         "model answer there, not on the grading pages.",
         "5. `nbgrader generate_feedback NN_topic`: each student's `feedback/` page shows each "
         "failing test's message, not the hidden tests.", "",
+        "**On the class hub** (hub/README.md, \"The graded track on the hub\") the same round "
+        "runs in the browser: you are a user of the hub, with DIR at `~/course` and nbgrader's "
+        "formgrader in your own server (open `/user/<you>/formgrader` in a tab of its own); "
+        "there Generate, Release, Collect, Autograde, grade the derivations, Generate and "
+        "Release Feedback. Each student fetches, submits and fetches their feedback in "
+        "JupyterLab's Assignments panel (menu Nbgrader, Assignment List). tests/test_hub.py runs "
+        "this round with you and two students on a real hub.", "",
         "**For a class that reads Japanese**, write the folder with "
         "`python3 dev.py classroom assignments DIR --lang ja` and run the same steps in it. "
         "The students read Japanese: each assignment's title and header, every item's heading "

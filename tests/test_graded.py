@@ -253,6 +253,21 @@ WRONG = {("ben", "02_worked_example_3x2", "nb02_third_row"), ("ben", "02_worked_
     ("dan", BROKEN, item.name) for a in ASSIGNMENTS if a.name == BROKEN for item in a.items}
 
 
+def expected_grades(students: dict, wrong: set) -> dict:
+    """{(student, assignment, grade_id): (auto_score, needs_manual_grade)} that nbgrader must give
+    `students` ({student: {assignment: answers}}) whose items `wrong` are wrong or left empty."""
+    expected = {}
+    for student, work in students.items():
+        for name in work:
+            for item in next(a for a in ASSIGNMENTS if a.name == name).items:
+                key = (student, name, item.name)
+                if item.kind == DERIVE:  # left as released: 0 at once; answered: for the teacher
+                    expected[key] = (0.0, False) if key in wrong else (None, True)
+                else:
+                    expected[key] = (0.0 if key in wrong else float(item.points), False)
+    return expected
+
+
 @pytest.mark.own_venv   # nbgrader's kernels run .venv-graded: `dev.py test --lowest` leaves it out
 def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
     bin_dir = _nbgrader_bin()
@@ -296,17 +311,8 @@ def test_nbgrader_releases_no_answer_and_grades_exactly(tmp_path):
     assert broken.with_name(broken.name + ".unreadable").read_bytes() == cut_off, "the teacher keeps the file"
 
     scores = _scores(bin_dir, course)
-    expected = {}
-    for student, work in students.items():
-        for name in work:
-            for item in next(a for a in ASSIGNMENTS if a.name == name).items:
-                key = (student, name, item.name)
-                if item.kind == DERIVE:  # left as released: 0 at once; answered: for the teacher
-                    expected[key] = (0.0, False) if key in WRONG else (None, True)
-                else:
-                    expected[key] = (0.0 if key in WRONG else float(item.points), False)
     got = {key: (auto, manual) for key, (auto, manual, _) in scores.items()}
-    assert got == expected
+    assert got == expected_grades(students, WRONG)
     for (_, name, grade_id), (_, _, top) in scores.items():
         item = next(i for a in ASSIGNMENTS if a.name == name for i in a.items if i.name == grade_id)
         assert top == item.score

@@ -31,6 +31,12 @@ comm. The tests then check:
   MemoryError at the limit while B's kernel answers within 1 s; a second hub with a 10 s idle
   time culls an idle server; no hub process (hub, proxy, culler) runs as root or in group root;
   the configuration refuses to start without a login of one's own;
+- the graded track (nbgrader's exchange, hub/nbgrader_config.py): a teacher of the same class
+  releases an assignment from the formgrader in their own server; both students fetch it,
+  answer and submit through JupyterLab's Assignments panel (its REST API); the teacher collects,
+  autogrades and releases feedback; the scores are exactly what the answers deserve, the release
+  holds nothing of the teacher's source, each student's feedback is their own, and one student
+  reaches neither the other's submission or feedback nor the teacher's source or formgrader;
 - at the end every process the test started is gone and the users, the group and the sudoers
   rule are removed (also on failure).
 
@@ -41,9 +47,11 @@ the tests skip; with REQUIRE_HUB=1 (CI) they fail instead.
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import os
 import pwd
+import re
 import secrets
 import shutil
 import subprocess
@@ -103,8 +111,9 @@ def classroom():
     tag = secrets.token_hex(3)
     names = [f"{accounts.STUDENT_PREFIX}{tag}-{k}" for k in (1, 2)]
     browser_student = f"{accounts.STUDENT_PREFIX}{tag}-b"  # only ever in the real browser
+    teacher = f"{accounts.TEACHER_PREFIX}{tag}"  # the graded track's teacher (nbgrader)
     hub_user, group = f"{accounts.HUB_USER_PREFIX}{tag}", f"{accounts.CLASS_GROUP_PREFIX}{tag}"
-    passwords = {n: accounts.new_password() for n in [*names, browser_student]}
+    passwords = {n: accounts.new_password() for n in [*names, browser_student, teacher]}
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-test-"))
     tmp.chmod(0o755)  # the students clone the course from here; the hub's state stays 700
     bare = tmp / "course.git"
@@ -116,12 +125,16 @@ def classroom():
         repo = hubctl.publish_course(bare)
         accounts.create_hub_user(hub_user, group)
         hub_user_made = True
-        for name in [*names, browser_student]:
+        for name in [*names, browser_student, teacher]:
             accounts.create_student(name, trust=[bare], group=group, password=passwords[name])
             created.append(name)
         homes = {n: Path(pwd.getpwnam(n).pw_dir) for n in names}
         uids = {n: pwd.getpwnam(n).pw_uid for n in names}
-        hub = hubctl.Hub(tmp / "state", [*names, browser_student], hub_user)
+        course_dir = hubctl.setup_teacher(teacher)
+        exchange = tmp / "exchange"
+        hubctl.make_exchange(exchange, teacher)
+        hub = hubctl.Hub(tmp / "state", [*names, browser_student, teacher], hub_user,
+                         settings={"AN_NBGRADER_EXCHANGE": str(exchange)})
         hub.start()
         link = hubctl.course_link(hub.url, repo, notebook=NOTEBOOK)
         seen: dict = {n: {} for n in names}
@@ -172,7 +185,8 @@ def classroom():
                                      link_first={names[1]})  # student 2 clicks before logging in
         yield SimpleNamespace(hub=hub, names=names, browser_student=browser_student,
                               homes=homes, uids=uids, repo=repo, bare=bare, passwords=passwords,
-                              hub_user=hub_user, group=group,
+                              hub_user=hub_user, group=group, teacher=teacher,
+                              course_dir=course_dir, exchange=exchange,
                               tmp=tmp, link=link, results={r.name: r for r in results},
                               seen=seen, took=time.perf_counter() - t0)
     finally:
@@ -586,6 +600,170 @@ def test_an_idle_server_is_culled(classroom):
     assert not user.get("servers"), f"still running after {culled_after:.0f} s: {user}"
     assert culled_after >= CULL_IDLE_S - 2, "stopped before it was idle for the configured time"
     assert f"Culling server {name}" in log, log[-3000:]
+
+
+# --- the graded track (nbgrader on the hub) ---------------------------------------------------
+
+GRADED = "02_worked_example_3x2"   # the assignment the teacher releases (scripts/graded_items.py)
+WRITE_COURSE = """import os, subprocess, sys
+done = subprocess.run([sys.executable, os.path.expanduser("~/%s/scripts/classroom.py"),
+                       "assignments", os.path.expanduser("~/course")], capture_output=True, text=True)
+print("COURSE " + json.dumps([done.returncode, done.stdout[-2000:], done.stderr[-4000:]]))"""
+LOOK = """import glob, json
+seen = {}
+for what, path in %r:
+    try:
+        if what == "list":
+            seen[path] = sorted(os.listdir(path))
+        elif what == "glob":
+            seen[path] = glob.glob(path)
+        else:
+            seen[path] = len(open(path, "rb").read())
+    except OSError as exc:
+        seen[path] = type(exc).__name__
+print("LOOK " + json.dumps(seen))"""
+
+
+def _ok(r, what: str) -> dict:
+    """A formgrader or Assignments-panel answer: HTTP 200 and nbgrader's own success flag."""
+    assert r.status_code == 200, f"{what}: {r.status_code} {r.text[:2000]}"
+    body = r.json()
+    assert not isinstance(body, dict) or body.get("success", True), f"{what}: {json.dumps(body)[:6000]}"
+    return body
+
+
+def test_the_graded_track_end_to_end(classroom):
+    """nbgrader on the hub, as a class uses it: the teacher (formgrader in their own server)
+    writes the course folder and releases an assignment; both students fetch it in their
+    JupyterLab's Assignments panel (its REST API), answer (one all correct, one with an item
+    wrong and one empty), save and submit; the teacher collects, autogrades, and releases the
+    feedback; each student fetches their own. The scores are exactly what the answers deserve;
+    the released notebook holds no solution, hidden test or expected value; a student reaches
+    neither the other's submission or feedback nor the teacher's source or formgrader."""
+    from test_graded import BEN, _expected_numbers, _secrets, _submission, expected_grades
+    import nbformat
+
+    from scripts.graded_items import ASSIGNMENTS
+
+    hub, teacher, exchange = classroom.hub, classroom.teacher, classroom.exchange
+    ada, ben = classroom.names
+    course = exchange / hubctl.COURSE_ID
+    item_of = {i.name: i for a in ASSIGNMENTS if a.name == GRADED for i in a.items}
+    t = students.Student(hub.url, teacher, classroom.passwords[teacher])
+    s = {n: students.Student(hub.url, n, classroom.passwords[n]) for n in (ada, ben)}
+    try:
+        # the teacher: their own copy of the course (the grading kernels import it), the course
+        # folder written in their own kernel, then Generate and Release in the formgrader
+        t.login()
+        t.open_link(classroom.link)
+        t.pull(classroom.repo, "main", hubctl.COURSE_FOLDER)
+        t.open_notebook(f"{hubctl.COURSE_FOLDER}/{NOTEBOOK}")
+        _, out = t.execute("import json\n" + WRITE_COURSE % hubctl.COURSE_FOLDER)
+        code, stdout, stderr = _line(out, "COURSE")
+        assert code == 0, stdout + stderr
+        assert t.api("GET", "/formgrader").status_code == 200, "the teacher has no formgrader"
+        _ok(t.api("POST", f"/formgrader/api/assignment/{GRADED}/assign"), "generate")
+        _ok(t.api("POST", f"/formgrader/api/assignment/{GRADED}/release"), "release")
+
+        # what was released: no line of a solution, rubric or hidden test, no expected value
+        source = nbformat.read(classroom.course_dir / "source" / GRADED / f"{GRADED}.ipynb", as_version=4)
+        released_path = course / "outbound" / GRADED / f"{GRADED}.ipynb"
+        released = nbformat.read(released_path, as_version=4)
+        text = "\n".join(c.source for c in released.cells)
+        secrets = _secrets(source)
+        assert len(secrets) >= 10, f"the search would find nothing ({len(secrets)} lines)"
+        assert not [x for x in secrets if x in text], "the release holds lines of the teacher's source"
+        numbers = _expected_numbers(next(a for a in ASSIGNMENTS if a.name == GRADED))
+        assert not [n for n in numbers if n in text], "the release holds expected values"
+        assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+
+        # the students: the Assignments panel's list, Fetch, the answers saved, Submit
+        answers = {ada: {}, ben: BEN[GRADED]}
+        for name, student in s.items():
+            student.login()
+            student.open_link(classroom.link)
+            assert student.api("GET", "/formgrader").status_code == 404, f"{name} has a formgrader"
+            listed = _ok(student.api("GET", "/assignments", params={"course_id": hubctl.COURSE_ID}),
+                         "list")["value"]
+            assert [(a["assignment_id"], a["status"]) for a in listed] == [(GRADED, "released")], listed
+            ids = {"course_id": hubctl.COURSE_ID, "assignment_id": GRADED}
+            _ok(student.api("POST", "/assignments/fetch", json=ids), "fetch")
+            path = f"/api/contents/{GRADED}/{GRADED}.ipynb"
+            r = student.api("GET", path, params={"content": "1"})
+            assert r.status_code == 200, f"{name}: nothing fetched ({r.status_code})"
+            fetched = nbformat.from_dict(r.json()["content"])
+            assert [c.source for c in fetched.cells] == [c.source for c in released.cells]
+            work = _submission(fetched, source, answers[name])
+            r = student.api("PUT", path, json={"type": "notebook", "format": "json", "content": work})
+            assert r.status_code == 200, r.text[:500]
+            after = _ok(student.api("POST", "/assignments/submit", json=ids), "submit")["value"]
+            assert any(a.get("status") == "submitted" for a in after), after
+
+        # the teacher: Collect, Autograde each, the grades the formgrader shows, the feedback
+        _ok(t.api("POST", f"/formgrader/api/assignment/{GRADED}/collect"), "collect")
+        for name in s:
+            _ok(t.api("POST", f"/formgrader/api/submission/{GRADED}/{name}/autograde"), f"autograde {name}")
+        got, totals = {}, {}
+        for sub in _ok(t.api("GET", f"/formgrader/api/submitted_notebooks/{GRADED}/{GRADED}"), "submissions"):
+            grades = _ok(t.api("GET", "/formgrader/api/grades", params={"submission_id": sub["id"]}), "grades")
+            for g in grades:
+                got[sub["student"], GRADED, g["name"]] = (g["auto_score"], g["needs_manual_grade"])
+                assert g["max_score"] == item_of[g["name"]].score, g
+            totals[sub["student"]] = (sub["score"], sub["max_score"])
+        wrong = {(ben, GRADED, "nb02_third_row"), (ben, GRADED, "nb02_shift")}
+        expected = expected_grades({name: {GRADED: a} for name, a in answers.items()}, wrong)
+        assert got == expected
+        assert totals[ada][0] > totals[ben][0] > 0, totals
+        _ok(t.api("POST", f"/formgrader/api/assignment/{GRADED}/generate_feedback"), "feedback")
+        _ok(t.api("POST", f"/formgrader/api/assignment/{GRADED}/release_feedback"), "release feedback")
+
+        # each student fetches their feedback: their own, and only theirs
+        pages = {}
+        for name, student in s.items():
+            ids = {"course_id": hubctl.COURSE_ID, "assignment_id": GRADED}
+            _ok(student.api("POST", "/assignments/fetch_feedback", json=ids), "fetch feedback")
+            folder = student.api("GET", f"/api/contents/{GRADED}/feedback").json()["content"]
+            assert len(folder) == 1, f"{name}: {folder}"
+            files = student.api("GET", f"/api/contents/{folder[0]['path']}").json()["content"]
+            assert [f["name"] for f in files] == [f"{GRADED}.html"], files
+            r = student.api("GET", f"/api/contents/{files[0]['path']}",
+                            params={"content": "1", "format": "text", "type": "file"})
+            page = r.json()["content"]
+            pages[name] = html.unescape(re.sub(r"<[^>]+>", "", page[page.index("<body"):]))
+        for name, text in pages.items():
+            score, top = totals[name]
+            assert f"{GRADED} (Score: {score:.1f} / {top:.1f})" in " ".join(text.split()), name
+            assert "Traceback" not in text and "HIDDEN TESTS" not in text, name
+        assert "a_3 is not the third row of the weights" in pages[ben]
+        assert "a_3 is not the third row of the weights" not in pages[ada]
+
+        # a student (B) cannot reach A's submission or feedback, nor the teacher's source
+        inbound = sorted((course / "inbound").iterdir())
+        assert len(inbound) == 2, inbound
+        ada_submission = next(p for p in inbound if p.name.startswith(f"{ada}+"))
+        teacher_home = classroom.course_dir.parent
+        s[ben].open_notebook(f"{hubctl.COURSE_FOLDER}/{NOTEBOOK}")  # B's kernel from the class
+        looks = [("list", str(course / "inbound")), ("list", str(course / "feedback")),
+                 ("glob", str(course / "inbound" / f"{ada}+*")),
+                 ("list", str(teacher_home)),
+                 ("read", str(classroom.course_dir / "source" / GRADED / f"{GRADED}.ipynb")),
+                 ("read", str(classroom.course_dir / "gradebook.db")),
+                 ("read", str(classroom.homes[ada] / GRADED / f"{GRADED}.ipynb"))]
+        _, out = s[ben].execute("import os\n" + LOOK % (looks,))
+        seen = _line(out, "LOOK")
+        other_formgrader = s[ben].http.get(f"{hub.url}/user/{teacher}/formgrader/api/assignments",
+                                           timeout=60)
+    finally:
+        for student in (t, *s.values()):
+            student.close()
+    assert seen == {path: ([] if what == "glob" else "PermissionError") for what, path in looks}, seen
+    assert other_formgrader.status_code == 403, other_formgrader.status_code
+    # what keeps a submission from the others, by nbgrader's design: its folder is readable
+    # by its exact name only, which ends in 12 random characters (os.urandom), in a folder that
+    # nobody but the teacher can list (others may write into it and enter it: mode -wx)
+    student, assignment, _timestamp, random_part = ada_submission.name.split("+")
+    assert (student, assignment, len(random_part)) == (ada, GRADED, 12), ada_submission.name
+    assert (course / "inbound").stat().st_mode & 0o007 == 0o003
 
 
 # The kernel's status bar item reads "Python 3 (ipykernel) | Idle"; in Japanese its title and
