@@ -671,9 +671,66 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
     elif times[len(times) // 2] > SWITCH_MS:
         problems.append(f"median switch {times[len(times) // 2]:.0f} ms > {SWITCH_MS} ms "
                         f"(max {times[-1]:.0f} ms, {len(times)} switches)")
+    problems += _keyboard_only(page, url, datas, _site_build_module().LIVE_NAV[
+        "ja" if folder else "en"][0])
     problems += visit.problems()
     if problems:
         pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems[:20]), pytrace=False)
+
+
+def _keyboard_only(page, url: str, datas: list[dict], nav_name: str) -> list[str]:
+    """The page opened again and used by keyboard alone, as a reader without a mouse does: Tab
+    to the theme's skip link, Enter; Tab to the page's link to its first live figure, Enter (the
+    focus is on the figure); Tab to its first control, which must show the focus and be named by
+    its label; an arrow key must show another frame. And the page links every live figure."""
+    page.goto(url, wait_until="load", timeout=PAGE_MS)
+    nav = page.get_by_role("navigation", name=nav_name, exact=True)
+    links = nav.get_by_role("link")
+    hrefs = links.evaluate_all("ls => ls.map(l => l.getAttribute('href'))") if nav.count() else []
+    ids = page.eval_on_selector_all(".live-frames", "bs => bs.map(b => '#' + b.id)")
+    if hrefs != ids:
+        return [f"the links to the live figures ({nav_name!r}) go to {hrefs}, the figures are {ids}"]
+    box = page.locator(".live-frames").first
+    first = box.locator('[data-control="0"]')
+    control = first.locator("input:checked") if first.evaluate("e => e.tagName") == "FIELDSET" else first
+    label = datas[0]["controls"][0]["label"]
+    role = {"INPUT": "slider", "SELECT": "combobox"}.get(first.evaluate("e => e.tagName"), "group")
+    unfocused = control.evaluate(bh.FOCUS_STYLE_JS)
+    presses, on_box = [], None
+    for what, target, limit in (("the skip link", page.locator("#pst-skip-link a"), 3),
+                                ("the link to the first live figure", links.first, 12),
+                                (f"its control {label!r}", control, 3)):
+        n = bh.tab_to(page, target, limit)
+        if n is None:
+            focused = page.evaluate("() => document.activeElement?.outerHTML.slice(0, 120)")
+            return [f"keyboard only: {what} not reached with {limit} presses of Tab after "
+                    f"{presses} (the focus is on {focused})"]
+        presses.append(n)
+        if target is not control:
+            page.keyboard.press("Enter")
+            on_box = box.evaluate("b => document.activeElement === b")
+    problems = []
+    if not on_box:
+        problems.append("keyboard only: the link to the figure did not move the focus to it")
+    if not bh.shows_focus(control, unfocused):
+        problems.append(f"keyboard only: {label!r}, reached with Tab, does not show the focus")
+    named = box.get_by_role(role, name=label, exact=True)
+    if not named.count() or not named.evaluate("e => e.contains(document.activeElement)"):
+        problems.append(f"keyboard only: the focused control is not the {role} named {label!r}")
+    shown = box.get_attribute("data-shown")
+    for key in (("ArrowDown", "ArrowUp") if role == "combobox" else ("ArrowRight", "ArrowLeft")):
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function("([b, k]) => b.dataset.shown !== k",
+                                   arg=[box.element_handle(), shown], timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 - at the end of its range: the other way
+            continue
+    else:
+        problems.append(f"keyboard only: the arrow keys on {label!r} did not change the figure")
+    print(f"\n{url}: keyboard only, Tab x{presses[0]} to the skip link, Enter, Tab x{presses[1]} "
+          f"to the figure's link, Enter, Tab x{presses[2]} to {label!r}")
+    return problems
 
 
 # A sample, since each needs its notebook run in a kernel: every kind of control (lists, buttons,
@@ -734,7 +791,7 @@ def test_frames_are_what_the_kernel_draws(name, site_dir):
     nb = ROOT / "notebooks" / f"{name}.ipynb"
     _, folder = _edition(nb)
     page = site_dir / f"{name}.html"
-    boxes = re.findall(r'<div class="live-frames" id="[^"]+" data-frames="([^"]+)"[^>]*>'
+    boxes = re.findall(r'<div class="live-frames" id="[^"]+"[^>]* data-frames="([^"]+)"[^>]*>'
                        r'<script type="application/json" class="live-frames-data">(.*?)</script>',
                        page.read_text(encoding="utf-8"), re.S)
     cells = _widget_cells(nb)
