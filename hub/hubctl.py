@@ -4,6 +4,7 @@
     python3 dev.py hub --setup [--lang ja]   # the hub's venv + its proxy (npm), then exit
     python3 dev.py hub [--students 3]        # a trial hub on http://127.0.0.1:8000 until Ctrl+C
     python3 dev.py hub --link [NOTEBOOK]     # the nbgitpuller link that hands out the course
+    python3 dev.py hub --teacher USER        # the graded track: USER's formgrader, nbgrader's exchange
 
 Standard library only, like dev.py (it runs before any venv exists), and the two files beside
 it that it imports: localserver.py (the server process: port, start, wait, stop) and accounts.py
@@ -55,7 +56,7 @@ HUB_START_S = 120
 # The graded track (nbgrader, hub/README.md): its settings for everyone (hub/nbgrader_config.py),
 # and which of its JupyterLab panels and server parts a student's server has. Students: the
 # Assignments panel (fetch, submit, fetch feedback) and Validate. The formgrader (release,
-# collect, autograde, feedback), nbgrader's cell toolbar and its course list are the teacher's.
+# collect, autograde, feedback), the Create Assignment panel and the course list are the teacher's.
 NBGRADER_CONFIG = HUB_DIR / "nbgrader_config.py"
 COURSE_ID = "attention-notebooks"   # c.CourseDirectory.course_id of hub/nbgrader_config.py
 TEACHER_LAB_ONLY = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
@@ -232,12 +233,13 @@ def _install_nbgrader_config(env: Path) -> None:
 
 
 def setup_teacher(name: str, course_dir: str = "course") -> Path:
-    """The teacher's own ~/.jupyter: the formgrader and the cell toolbar on, and nbgrader's course
-    folder ~/<course_dir> (nbgrader's "One Class, One Grader": the formgrader runs in the teacher's
-    own server). Returns the course folder's path (not created: the teacher puts the course there,
-    `python3 dev.py classroom assignments`)."""
+    """The teacher's own ~/.jupyter: the formgrader and the Create Assignment panel on, and
+    nbgrader's course folder ~/<course_dir> (nbgrader's "One Class, One Grader": the formgrader
+    runs in the teacher's own server); the home made mode 700. Returns the course folder's path
+    (not created: the teacher puts the course there, `python3 dev.py classroom assignments`)."""
     entry = pwd.getpwnam(name)
     home = Path(entry.pw_dir)
+    home.chmod(0o700)   # the course folder holds the solutions; Debian's useradd makes homes 755
     config = home / ".jupyter"
     course = home / course_dir
     config.mkdir(exist_ok=True)
@@ -539,6 +541,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--link", nargs="?", const="", metavar="NOTEBOOK",
                     help="print the nbgitpuller link for the course (or for NOTEBOOK, a path such "
                          "as notebooks/03_scaling_and_softmax_saturation.ipynb) and exit")
+    ap.add_argument("--teacher", metavar="USER", help="the graded track on a class server: set "
+                    "up the Unix user USER (a user of the hub) as the teacher (its ~/.jupyter: the "
+                    "formgrader, ~/course) and make nbgrader's exchange (--exchange), then exit")
+    ap.add_argument("--exchange", type=Path, default=Path(os.environ.get(
+        "AN_NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")), help="--teacher: nbgrader's exchange "
+        "folder (default: AN_NBGRADER_EXCHANGE, else /srv/nbgrader/exchange)")
     ap.add_argument("--hub-url", default="http://127.0.0.1:8000", help="--link: the hub's address")
     ap.add_argument("--repo", help="--link: the course's git URL (default: the origin remote)")
     ap.add_argument("--branch", default="main", help="--link: the branch (default main)")
@@ -550,6 +558,21 @@ def main(argv: list[str]) -> int:
                   "can reach; for a class pass --repo https://<host>/<owner>/attention-notebooks)",
                   file=sys.stderr)
         print(course_link(args.hub_url, repo, args.branch, args.link or None))
+        return 0
+    if args.teacher:
+        if not is_root():
+            raise SystemExit("--teacher needs root (the teacher's home, the exchange folder)")
+        try:
+            course = setup_teacher(args.teacher)
+        except KeyError:
+            raise SystemExit(f"no Unix user {args.teacher!r}: make the teacher's account first "
+                             "(on TLJH: jupyter-<name>, after their first login)") from None
+        folder = make_exchange(args.exchange, args.teacher)
+        print(f"{args.teacher} is the teacher: their course folder is {course} (put it there: "
+              f"hub/README.md, 'The graded track on the hub'), their formgrader at "
+              f"/user/<their hub name>/formgrader once their server is started again.\n"
+              f"nbgrader's exchange: {args.exchange} (mode 1777), the course's folder {folder} "
+              f"owned by {args.teacher}.")
         return 0
     if args.setup:
         env = setup(args.lang)

@@ -213,11 +213,13 @@ def graded_track(books: list[Notebook]) -> list[str]:
         "failing test's message, not the hidden tests.", "",
         "**On the class hub** (hub/README.md, \"The graded track on the hub\") the same round "
         "runs in the browser: you are a user of the hub, with DIR at `~/course` and nbgrader's "
-        "formgrader in your own server (open `/user/<you>/formgrader` in a tab of its own); "
-        "there Generate, Release, Collect, Autograde, grade the derivations, Generate and "
-        "Release Feedback. Each student fetches, submits and fetches their feedback in "
+        "formgrader in your own server (open `/user/<you>/formgrader` in a tab of its own). In "
+        "the formgrader you generate and release the assignment, collect and autograde the "
+        "submissions, grade the derivations by hand, then generate and release the feedback. "
+        "Each student fetches the assignment, submits it and fetches their feedback in "
         "JupyterLab's Assignments panel (menu Nbgrader, Assignment List). tests/test_hub.py runs "
-        "this round with you and two students on a real hub.", "",
+        "such a round on a real hub with a teacher and two students, through the formgrader's "
+        "API rather than its pages, and leaves the derivations ungraded.", "",
         "**For a class that reads Japanese**, write the folder with "
         "`python3 dev.py classroom assignments DIR --lang ja` and run the same steps in it. "
         "The students read Japanese: each assignment's title and header, every item's heading "

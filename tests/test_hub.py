@@ -130,9 +130,9 @@ def classroom():
             created.append(name)
         homes = {n: Path(pwd.getpwnam(n).pw_dir) for n in names}
         uids = {n: pwd.getpwnam(n).pw_uid for n in names}
-        course_dir = hubctl.setup_teacher(teacher)
-        exchange = tmp / "exchange"
-        hubctl.make_exchange(exchange, teacher)
+        exchange = tmp / "exchange"   # the teacher's ~/.jupyter and the exchange, as on a server
+        assert hubctl.main(["--teacher", teacher, "--exchange", str(exchange)]) == 0
+        course_dir = Path(pwd.getpwnam(teacher).pw_dir) / "course"
         hub = hubctl.Hub(tmp / "state", [*names, browser_student, teacher], hub_user,
                          settings={"AN_NBGRADER_EXCHANGE": str(exchange)})
         hub.start()
@@ -652,6 +652,7 @@ def test_the_graded_track_end_to_end(classroom):
     t = students.Student(hub.url, teacher, classroom.passwords[teacher])
     s = {n: students.Student(hub.url, n, classroom.passwords[n]) for n in (ada, ben)}
     try:
+        assert (classroom.course_dir.parent.stat().st_mode & 0o777) == 0o700, "the teacher's home"
         # the teacher: their own copy of the course (the grading kernels import it), the course
         # folder written in their own kernel, then Generate and Release in the formgrader
         t.login()
