@@ -29,7 +29,7 @@ from course.checks import (
 from course.checks import shape_off
 from course.checks import hint as hint, solution as solution  # offered in the check cells
 from course.checks import Mistake, Question  # of its own entries, at the end
-from course import figures
+from course import describe, figures
 from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
@@ -67,6 +67,8 @@ def plot_costs(T_counted, counts: dict, T_measured=None, times: dict | None = No
         ax.yaxis.set_minor_formatter(NullFormatter())  # decades only: no 4 x 10^-2 between them
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=SMALL, loc="upper left")  # the curves rise to the upper right
+    if times is not None:   # its text alternative gives no timings: they differ on every run
+        describe.mark_measured(axes[0, 1])
     figures.suptitle(fig, title)
     return fig
 

@@ -1,0 +1,459 @@
+"""Figures in words: a short text alternative made from a figure's own data (issue 27).
+
+``describe(fig)`` reads what a matplotlib figure draws, not what a notebook says about it:
+for each panel its title, its axes and the numbers that matter.
+
+- a heatmap (``imshow``): its size, what its rows and columns are, the range of its values,
+  the cells left empty (masked, or -inf), and which column each row weights most and how much;
+- a curve (``plot``): what it is (its legend label), its range, where it starts and ends, and
+  where it turns (its highest or lowest point), or that it oscillates;
+- bars (``bar``, ``barh``, ``hist``): their values, by their tick labels;
+- points (``scatter``): how many, and their range.
+
+Reference lines (``axhline``/``axvline``: two points) and the numbers printed in a heatmap's
+cells are not described again. The words are the course's (course.i18n): a notebook of the
+Japanese edition gets Japanese.
+
+``use_course_style()`` (course.figures) makes this the figure's text/plain in a notebook, so it
+is stored with the output beside its PNG: a screen reader reaches it in JupyterLab (the
+output's text), and the site and the slides use it as the image's alt (course/alt_text.py).
+The numbers are rounded to three significant digits, so the text does not depend on the
+machine (nbval compares it like any other output).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection, QuadMesh
+from matplotlib.container import BarContainer
+from matplotlib.quiver import Quiver
+from matplotlib.ticker import LogFormatter, ScalarFormatter
+
+from course.i18n import N_, _
+
+# A description longer than this is told again with fewer details (a screen reader reads
+# the whole alt at once: no figure should take more than a minute or so to hear).
+MAX_CHARS = 700
+MEASURED = "course-measured"   # the gid of an axes whose values are measurements (mark_measured)
+LABELS_LISTED = 24   # the texts of a diagram read out, at most
+ROWS_LISTED = 8      # a heatmap with more rows gets its largest value, not one per row
+LINES_LISTED = 6     # a panel with more curves gets their count and their common range
+BARS_LISTED = 12
+
+
+def number(v) -> str:
+    """v as the course prints numbers: three significant digits (1.23, 0.000974, 5.72e+08),
+    a whole number below a million whole (1024, not 1.02e+03), "−" for minus, -0 as 0."""
+    v = float(v)
+    if np.isnan(v):
+        return "NaN"
+    if np.isinf(v):
+        return "∞" if v > 0 else "−∞"
+    rounded = float(f"{v:.3g}")
+    if abs(v) < 1e6 and v == round(v):
+        text = str(int(v))
+    elif 1000 <= abs(rounded) < 1e6:
+        text = str(int(rounded))
+    else:
+        text = f"{v:.3g}"
+    return "0" if text in ("-0", "0") else text.replace("-", "−")
+
+
+def _list(items) -> str:
+    """Items joined as a list of the current language ("a, b, c"; in Japanese "a、b、c")."""
+    # Translators: the separator of a list of items (a comma and a space in English)
+    return _(", ").join(items)
+
+
+def _sentence(text: str) -> str:
+    """text ended as a sentence ("…." in English, "…。" in Japanese)."""
+    return _("{text}.").format(text=text)
+
+
+def describe(fig, max_chars: int = MAX_CHARS) -> str:
+    """The figure in words: its title, then each panel. When the whole would be longer than
+    max_chars, the panels are told with fewer details (per-row maxima, turning points, single
+    values), the first ones with as many as fit; past that, only the first panels are told."""
+    count = len(_panels(fig))
+    text = _describe(fig, [2] * count)
+    if len(text) <= max_chars:
+        return text
+    details = [0] * count
+    text = _describe(fig, details)
+    if len(text) > max_chars:
+        for shown_panels in range(count - 1, 0, -1):   # the first panels, and how many more
+            text = _describe(fig, details, shown_panels)
+            if len(text) <= max_chars:
+                break
+        return text
+    for level in (1, 2):   # more details, panel by panel from the first, while they fit
+        for k in range(count):
+            more = [*details[:k], level, *details[k + 1:]]
+            longer = _describe(fig, more)
+            if len(longer) <= max_chars:
+                details, text = more, longer
+    return text
+
+
+def mark_measured(ax) -> None:
+    """Say that ax shows measurements that differ from run to run (timings): its description
+    then gives what is plotted and over which x, not the measured values (which would make
+    the stored text differ on every run, and say more than the figure can be trusted for)."""
+    ax.set_gid(MEASURED)
+
+
+def _describe(fig, details: list[int], shown_panels: int | None = None) -> str:
+    panels = _panels(fig)
+    sentences = []
+    title = fig.get_suptitle() if hasattr(fig, "get_suptitle") else ""
+    if title:
+        sentences.append(_("Figure: {title}.").format(title=_flat(title)))
+    if len(panels) > 1:
+        sentences.append(_("{k} panels.").format(k=len(panels)))
+    said: dict = {}   # what an earlier panel said, not said again with fewer details
+    for k, ax in enumerate(panels[:shown_panels], start=1):
+        name = _flat(ax.get_title()) or (_("panel {k}").format(k=k) if len(panels) > 1 else "")
+        clauses = _panel(ax, details[k - 1], said)
+        body = " ".join(clauses) if clauses else _("no data.")
+        sentences.append(_("{name}: {body}").format(name=name, body=body) if name else body)
+    if shown_panels is not None and shown_panels < len(panels):
+        more = len(panels) - shown_panels
+        sentences.append(_("One more panel not described here.") if more == 1
+                         else _("{k} more panels not described here.").format(k=more))
+    if not panels:
+        sentences.append(_("no data."))
+    return " ".join(sentences)
+
+
+def _colorbar_axes(fig) -> set[int]:
+    """The ids of the axes that hold a colorbar (drawn for an image or a mesh of another axes)."""
+    ids = set()
+    for ax in fig.axes:
+        for mappable in [*ax.get_images(), *ax.collections]:
+            cb = getattr(mappable, "colorbar", None)
+            if cb is not None:
+                ids.add(id(cb.ax))
+    return ids
+
+
+def _panels(fig) -> list[Axes]:
+    colorbars = _colorbar_axes(fig)
+    return [ax for ax in fig.axes if ax.get_visible() and id(ax) not in colorbars
+            and (ax.get_images() or ax.collections or ax.containers or _curves(ax)
+                 or ax.get_title())]
+
+
+def _flat(text: str) -> str:
+    """A title or label as one line, its mathtext as plain symbols."""
+    from course.alt_text import tex_to_text
+
+    text = " ".join(str(text).split())
+    parts = text.split("$")
+    return "".join(tex_to_text(p) if i % 2 else p for i, p in enumerate(parts))
+
+
+def _colorbar_label(mappable) -> str:
+    cb = getattr(mappable, "colorbar", None)
+    if cb is None:
+        return ""
+    return _flat(cb.ax.get_ylabel() or cb.ax.get_xlabel())
+
+
+def _named(axis) -> bool:
+    """Whether the axis's ticks are names (set_xticklabels, categories), not matplotlib's
+    numbers for positions (which are positions, not the names of rows or bars)."""
+    return not isinstance(axis.get_major_formatter(), (ScalarFormatter, LogFormatter))
+
+
+def _tick_names(ax, which: str, count: int) -> list[str]:
+    """The tick label at each of positions 0..count-1 of the x or y axis, or its number. An
+    axes that shares the axis with others (subplots(sharey=True) labels only the outer ones)
+    takes the names of the first of them that has some."""
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    for other in [ax, *shared.get_siblings(ax)]:
+        axis = other.xaxis if which == "x" else other.yaxis
+        if not _named(axis):
+            continue
+        names = [str(i) for i in range(count)]
+        for loc, label in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False):
+            text = _flat(label.get_text())
+            if text and abs(loc - round(loc)) < 1e-9 and 0 <= round(loc) < count:
+                names[int(round(loc))] = text
+        if any(n != str(i) for i, n in enumerate(names)):
+            return names
+    return [str(i) for i in range(count)]
+
+
+def _panel(ax, detail: int, said: dict) -> list[str]:
+    if not ax.axison and not ax.get_images() and not any(
+            isinstance(c, (QuadMesh, PathCollection, Quiver)) for c in ax.collections):
+        return [_diagram(ax, detail)]   # boxes, arrows and words: its lines are not curves
+    clauses, quivers = [], []
+    for im in ax.get_images():
+        clauses.append(_heatmap(ax, im, detail, said))
+    for coll in ax.collections:
+        if isinstance(coll, QuadMesh):
+            clauses.append(_heatmap(ax, coll, detail, said))
+        elif isinstance(coll, PathCollection) and len(coll.get_offsets()):
+            clauses.append(_points(ax, coll))
+        elif isinstance(coll, Quiver):
+            quivers.append(coll)
+    if quivers:
+        clauses.append(_arrows(quivers))
+    for container in ax.containers:
+        if isinstance(container, BarContainer):
+            clauses.append(_bars(ax, container, detail))
+    curves = _curves(ax)
+    if curves:
+        clauses.append(_curves_text(ax, curves, detail))
+    return [c for c in clauses if c]
+
+
+def _heatmap(ax, mappable, detail: int, said: dict) -> str:
+    values = np.ma.asarray(mappable.get_array(), dtype=float)
+    if values.ndim != 2:   # an RGB picture, not a map of values
+        return _("a picture of {n} × {m} pixels.").format(n=values.shape[0], m=values.shape[1])
+    values = np.ma.masked_invalid(np.ma.masked_equal(values, -np.inf))
+    n, m = values.shape
+    text = _("a heatmap of {n} × {m} values").format(n=n, m=m)
+    what = _colorbar_label(mappable)
+    if what:
+        text += _(" ({what})").format(what=what)
+    rows, cols = _axis_label(ax, "y"), _axis_label(ax, "x")
+    if rows and cols and (detail >= 2 or said.get("rows and columns") != (rows, cols)):
+        text += _(", rows: {rows}, columns: {cols}").format(rows=rows, cols=cols)
+    said["rows and columns"] = (rows, cols)
+    empty = int(np.ma.count_masked(values))
+    if empty == values.size:
+        return _sentence(text + _(", every cell empty"))
+    lo, hi = values.min(), values.max()
+    if lo == hi:
+        text += _(", every cell {v}").format(v=number(lo))
+    else:
+        text += _(", from {lo} to {hi}").format(lo=number(lo), hi=number(hi))
+    if empty:
+        text += _(", {k} of {total} cells empty (masked)").format(k=empty, total=n * m)
+    if lo != hi and np.all((values == lo) | (values == hi) | np.ma.getmaskarray(values)):
+        # two values only (a mask, a pattern): how many cells have each, not "largest"
+        return _sentence(text + _(", {k} cells at {hi} and the others at {lo}").format(
+            k=int(np.ma.sum(values == hi)), hi=number(hi), lo=number(lo)))
+    if detail >= 1 and m > 1 and lo != hi:
+        row_names, col_names = _tick_names(ax, "y", n), _tick_names(ax, "x", m)
+        if n <= ROWS_LISTED:
+            best = []
+            for i in range(n):
+                top = _largest(values[i])
+                if not top:
+                    continue   # an empty or constant row has no largest column
+                cols = "/".join(col_names[j] for j in top[:3]) + ("/…" if len(top) > 3 else "")
+                best.append(_("{row} → {col} ({v})").format(
+                    row=row_names[i], col=cols, v=number(values[i, top[0]])) if detail >= 2
+                    else _("{row} → {col}").format(row=row_names[i], col=cols))
+            text += _("; largest in each row: {best}").format(best=_list(best))
+        else:
+            i, j = np.unravel_index(int(values.argmax()), values.shape)
+            text += _("; largest at row {row}, column {col}").format(
+                row=row_names[i], col=col_names[j])
+            if n == m and n > 2:
+                on_diagonal = sum(1 for r in range(n) if _largest(values[r]) == [r])
+                text += _("; the largest on the diagonal in {k} of {n} rows").format(
+                    k=on_diagonal, n=n)
+    return _sentence(text)
+
+
+def _largest(row) -> list[int]:
+    """The columns where a row of a heatmap has its largest value (more than one on a tie),
+    or [] for a row that is empty or the same everywhere."""
+    if row.count() == 0 or row.min() == row.max():
+        return []
+    top = row.max()
+    return [int(j) for j in np.flatnonzero(np.ma.filled(row, -np.inf) >= top - 1e-9 * max(1.0, abs(top)))]
+
+
+def _curves(ax) -> list:
+    """The drawn curves of ax: visible lines with more than two points (not reference lines)."""
+    return [line for line in ax.get_lines() if line.get_visible()
+            and len(np.atleast_1d(line.get_xdata())) > 2]
+
+
+def _label(artist) -> str:
+    label = artist.get_label()
+    return "" if not label or label.startswith("_") else _flat(label)
+
+
+def _axis_label(ax, which: str) -> str:
+    """The x or y label of ax, or of an axes it shares that axis with (subplots(sharey=True)
+    labels only the first)."""
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    for other in [ax, *shared.get_siblings(ax)]:
+        label = other.get_xlabel() if which == "x" else other.get_ylabel()
+        if label:
+            return _flat(label)
+    return ""
+
+
+LOG_SCALES = {("x",): N_(" (x on a log scale)"), ("y",): N_(" (y on a log scale)"),
+              ("x", "y"): N_(" (x and y on log scales)")}
+
+
+def _curves_text(ax, curves, detail: int) -> str:
+    xlabel, ylabel = _axis_label(ax, "x"), _axis_label(ax, "y")
+    head = ""
+    if xlabel or ylabel:
+        head = _("{y} against {x}").format(y=ylabel or "y", x=xlabel or "x")
+        scales = tuple(a for a, s in (("x", ax.get_xscale()), ("y", ax.get_yscale()))
+                       if s == "log")
+        said = f"{xlabel} {ylabel}".lower()
+        if scales and "log" not in said and "対数" not in said:   # "(log scale)" said once
+            head += _(LOG_SCALES[scales])
+        head += ": "
+    if ax.get_gid() == MEASURED:
+        xs = np.concatenate([_finite(line)[0] for line in curves])
+        names = [_label(line) for line in curves if _label(line)]
+        return head + _sentence(_("measured on this machine, not repeated here (the values "
+                                  "differ from run to run): {names}, x from {x0} to {x1}").format(
+            names=_list(names) or len(curves), x0=number(xs.min()), x1=number(xs.max())))
+    if len(curves) > LINES_LISTED or detail == 0:
+        ys = np.concatenate([_finite(line)[1] for line in curves])
+        if ys.size == 0:
+            return head + _sentence(_("{k} curves").format(k=len(curves)))
+        if len(curves) == 1:
+            return head + _sentence(_("a curve, y from {lo} to {hi}").format(
+                lo=number(ys.min()), hi=number(ys.max())))
+        return head + _sentence(_("{k} curves, y from {lo} to {hi}").format(
+            k=len(curves), lo=number(ys.min()), hi=number(ys.max())))
+    # Translators: the separator between the descriptions of two curves of one panel
+    return head + _sentence(_("; ").join(_curve(line, detail) for line in curves))
+
+
+# On a linear axis a value this much smaller than the curve's largest is drawn at 0 and is
+# told as 0: its digits are rounding noise (an entropy of 5e-16 nats), which a change of BLAS
+# or of thread count would change, and the stored text with them.
+NOISE = 1e-12
+
+
+def _finite(line):
+    x = np.asarray(line.get_xdata(), dtype=float)
+    y = np.asarray(line.get_ydata(), dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if y.size and line.axes is not None and line.axes.get_yscale() == "linear":
+        y = np.where(np.abs(y) < NOISE * np.abs(y).max(), 0.0, y)
+    return x, y
+
+
+def _curve(line, detail: int) -> str:
+    x, y = _finite(line)
+    label = _label(line)
+    lead = _("{label}, ").format(label=label) if label else ""
+    if y.size == 0:
+        return lead + _("no finite values")
+    ends = dict(y0=number(y[0]), x0=number(x[0]), y1=number(y[-1]), x1=number(x[-1]))
+    start = _("from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
+    steps = np.sign(np.diff(y))
+    steps = steps[steps != 0]
+    turns = int(np.count_nonzero(np.diff(steps))) if steps.size else 0
+    if steps.size == 0:
+        return lead + _("constant at {y}").format(y=number(y[0]))
+    if turns == 0:
+        if steps[0] > 0:
+            return lead + _("rising from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
+        return lead + _("falling from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
+    if detail < 2:
+        return lead + _("{start}, between {lo} and {hi}").format(
+            start=start, lo=number(y.min()), hi=number(y.max()))
+    if turns <= 2:
+        i_hi, i_lo = int(y.argmax()), int(y.argmin())
+        ends = {0, y.size - 1}
+        turn = []
+        if i_hi not in ends:
+            turn.append(_("highest {y} at x = {x}").format(y=number(y[i_hi]), x=number(x[i_hi])))
+        if i_lo not in ends:
+            turn.append(_("lowest {y} at x = {x}").format(y=number(y[i_lo]), x=number(x[i_lo])))
+        return lead + _list([start, *turn])
+    return lead + _("{start}, turning {k} times between {lo} and {hi}").format(
+        start=start, k=turns, lo=number(y.min()), hi=number(y.max()))
+
+
+def _bars(ax, container, detail: int) -> str:
+    horizontal = getattr(container, "orientation", "vertical") == "horizontal"
+    values = np.array([p.get_width() if horizontal else p.get_height()
+                       for p in container.patches], dtype=float)
+    if values.size == 0:
+        return ""
+    label = _label(container)
+    lead = _("{label}: ").format(label=label) if label else ""
+    axis_label = _flat(ax.get_xlabel() if horizontal else ax.get_ylabel())
+    what = _("{k} bars of {what}").format(k=values.size, what=axis_label) if axis_label \
+        else _("{k} bars").format(k=values.size)
+    if values.size <= BARS_LISTED and detail >= 1:
+        positions = [p.get_y() + p.get_height() / 2 if horizontal else p.get_x() + p.get_width() / 2
+                     for p in container.patches]
+        axis = ax.yaxis if horizontal else ax.xaxis
+        names = {round(float(loc), 6): _flat(t.get_text())
+                 for loc, t in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False)} \
+            if _named(axis) else {}
+        items = []
+        for pos, v in zip(positions, values, strict=True):
+            name = names.get(round(float(pos), 6), "")
+            items.append(_("{name} {value}").format(name=name, value=number(v))
+                         if name else number(v))
+        return lead + _sentence(_("{what}: {values}").format(what=what, values=_list(items)))
+    i = int(values.argmax())
+    return lead + _sentence(what + _(", from {lo} to {hi}, the largest is bar {k}").format(
+        lo=number(values.min()), hi=number(values.max()), k=i + 1))
+
+
+def _points(ax, coll) -> str:
+    xy = np.asarray(coll.get_offsets(), dtype=float)
+    label = _label(coll)
+    lead = _("{label}: ").format(label=label) if label else ""
+    return lead + _sentence(_("{k} points, x from {x0} to {x1}, y from {y0} to {y1}").format(
+        k=len(xy), x0=number(xy[:, 0].min()), x1=number(xy[:, 0].max()),
+        y0=number(xy[:, 1].min()), y1=number(xy[:, 1].max())))
+
+
+def _point(x, y) -> str:
+    return f"({number(x)}, {number(y)})"
+
+
+def _arrows(quivers) -> str:
+    """The arrows of a panel's quivers, from their tail to their tip where they are drawn in
+    data units."""
+    x, y, u, v = (np.concatenate([np.ma.filled(np.ravel(getattr(q, a)).astype(float), np.nan)
+                                  for q in quivers]) for a in "XYUV")
+    keep = np.isfinite(u) & np.isfinite(v) & ((u != 0) | (v != 0))
+    x, y, u, v = x[keep], y[keep], u[keep], v[keep]
+    if x.size == 0:
+        return ""
+    in_data = all(q.scale_units == "xy" and q.scale == 1 and q.angles == "xy" for q in quivers)
+    if not in_data or x.size > BARS_LISTED // 2:
+        return _sentence(_("{k} arrows").format(k=x.size))
+    items = [_("{tail} → {tip}").format(tail=_point(a, b), tip=_point(a + c, b + d))
+             for a, b, c, d in zip(x, y, u, v, strict=True)]
+    return _sentence(_("arrows {arrows}").format(arrows=_list(items)))
+
+
+def _diagram(ax, detail: int) -> str:
+    """A drawing of boxes and arrows (an axes with its axis off): its words, from the top left
+    down, as one reads them."""
+    placed = []
+    for t in ax.texts:
+        text = _flat(t.get_text())
+        if not text or not t.get_visible():
+            continue
+        try:
+            x, y = t.get_transform().transform(t.get_position())
+        except Exception:   # a position in units the text cannot tell: read it last
+            x, y = np.inf, -np.inf
+        placed.append((-round(y), round(x), text))
+    if not placed:
+        return _sentence(_("a drawing without words"))
+    words = [w for *_, w in sorted(placed)]
+    listed = LABELS_LISTED if detail >= 1 else LABELS_LISTED // 3
+    more = len(words) - listed
+    text = _("a diagram; its labels from the top: {labels}").format(labels=_list(words[:listed]))
+    if more > 0:
+        text += _(" and {k} more").format(k=more)
+    return _sentence(text)

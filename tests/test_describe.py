@@ -1,0 +1,221 @@
+"""course/describe.py: a figure in words, made from what it draws (issue 27).
+
+Each test draws a small figure whose answer is known and reads what describe() says of it.
+The notebooks' own figures are checked where they are stored (tests/test_stored_notebook.py)
+and re-made by strict nbval, which compares each figure's text like any other output.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from course import i18n  # noqa: E402
+from course.describe import MAX_CHARS, describe, number  # noqa: E402
+from tests.figure_texts import JAPANESE  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def weights_figure():
+    """Three queries over three keys, each row's largest weight somewhere else."""
+    a = np.array([[0.1, 0.7, 0.2], [0.5, 0.25, 0.25], [0.05, 0.15, 0.8]])
+    fig, ax = plt.subplots()
+    im = ax.imshow(a)
+    ax.set(xticks=range(3), xticklabels=["I", "am", "a cat"], yticks=range(3),
+           yticklabels=["I", "am", "a cat"], xlabel="key j", ylabel="query i",
+           title="attention weights $A$")
+    fig.colorbar(im, ax=ax, label="weight")
+    return fig
+
+
+def test_number_has_three_significant_digits_and_no_negative_zero():
+    assert [number(v) for v in (0.12345, -0.0, 1234.5, 1024, -2.5, 5.72e8, 8.6e-6, -np.inf)] == \
+        ["0.123", "0", "1230", "1024", "−2.5", "5.72e+08", "8.6e−06", "−∞"]
+
+
+def test_heatmap_names_each_row_largest_key_by_its_tick_label():
+    text = describe(weights_figure())
+    assert text.startswith("attention weights A: a heatmap of 3 × 3 values (weight), "
+                           "rows: query i, columns: key j, from 0.05 to 0.8")
+    assert "largest in each row: I → am (0.7), am → I (0.5), a cat → a cat (0.8)." in text
+    assert "colorbar" not in text and "panel" not in text   # the colorbar is not a panel
+
+
+def test_masked_and_minus_infinity_cells_are_empty_not_values():
+    s = np.array([[1.0, -np.inf, -np.inf], [0.5, 2.0, -np.inf], [0.1, 0.2, 0.3]])
+    fig, ax = plt.subplots()
+    ax.imshow(s)
+    text = describe(fig)
+    assert "3 of 9 cells empty (masked)" in text and "from 0.1 to 2" in text
+    assert "−∞" not in text
+    fig2, ax2 = plt.subplots()
+    ax2.imshow(np.ma.masked_invalid(np.full((2, 2), np.nan)))
+    assert "every cell empty" in describe(fig2)
+
+
+def test_a_large_square_map_says_how_many_rows_peak_on_the_diagonal():
+    a = np.eye(10) + np.linspace(0.01, 0.1, 10)   # not two-valued
+    a[3] = np.roll(a[3], 2)
+    fig, ax = plt.subplots()
+    ax.imshow(a)
+    text = describe(fig)
+    assert "the largest on the diagonal in 9 of 10 rows" in text
+    assert "largest in each row" not in text
+
+
+def test_a_curve_says_its_range_and_where_it_turns():
+    x = np.linspace(-2, 2, 41)
+    fig, ax = plt.subplots()
+    ax.plot(x, 1 - x ** 2, label="bump")
+    ax.plot(x, np.exp(x), label="exp")
+    ax.axhline(0)   # a reference line: not a curve
+    ax.set(xlabel="x", ylabel="value")
+    text = describe(fig)
+    assert text == ("value against x: bump, from −3 at x = −2 to −3 at x = 2, "
+                    "highest 1 at x = 0; exp, rising from 0.135 at x = −2 to 7.39 at x = 2.")
+
+
+def test_an_oscillating_curve_counts_its_turns_and_log_axes_are_said():
+    x = np.linspace(0, 4 * np.pi, 400)
+    fig, ax = plt.subplots()
+    ax.plot(x, 2 + np.sin(x))
+    ax.set(yscale="log", xlabel="t", ylabel="y")
+    text = describe(fig)
+    assert "(y on a log scale)" in text
+    assert "turning 4 times between 1 and 3" in text
+
+
+def test_bars_by_their_tick_labels_and_horizontal_bars_by_their_width():
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    ax1.bar(["a", "b", "c"], [3, 1, 2])
+    ax1.set(ylabel="count", title="counts")
+    ax2.barh([0, 1], [0.25, 0.75])
+    text = describe(fig)
+    assert text.startswith("2 panels. counts: 3 bars of count: a 3, b 1, c 2.")
+    assert "panel 2: 2 bars: 0.25, 0.75." in text
+
+
+def test_many_bars_and_many_curves_are_summed_up():
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    ax1.bar(range(30), np.arange(30) % 7)
+    for k in range(8):
+        ax2.plot([0, 1, 2], [k, k + 1, k + 3])
+    text = describe(fig)
+    assert "30 bars, from 0 to 6, the largest is bar 7." in text
+    assert "8 curves, y from 0 to 10." in text
+
+
+def test_points_and_an_rgb_picture():
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    ax1.scatter([1, 2, 3], [4, 5, -6])
+    ax2.imshow(np.zeros((4, 5, 3)))
+    text = describe(fig)
+    assert "3 points, x from 1 to 3, y from −6 to 5." in text
+    assert "a picture of 4 × 5 pixels." in text
+
+
+def test_a_long_description_is_told_again_with_fewer_details():
+    fig, axes = plt.subplots(2, 4)
+    rng = np.random.default_rng(0)
+    for k, ax in enumerate(axes.flat):
+        ax.imshow(rng.random((6, 6)))
+        ax.set_title(f"head {k + 1}")
+    full, short = describe(fig, max_chars=10_000), describe(fig)
+    assert "largest in each row" in full and len(full) > MAX_CHARS
+    assert len(short) <= MAX_CHARS and "head 8: a heatmap of 6 × 6 values" in short
+
+
+def test_an_empty_figure_says_so():
+    fig = plt.figure()
+    assert describe(fig) == "no data."
+
+
+def test_the_japanese_edition_describes_in_japanese():
+    with i18n.language_as("ja"):
+        text = describe(weights_figure())
+    assert JAPANESE.search(text.replace("a cat", "").replace("attention weights A", ""))
+    assert "heatmap" not in text and "largest" not in text
+    assert "0.7" in text and "a cat" in text   # the numbers and the figure's own labels stay
+
+
+def test_arrows_from_tail_to_tip_and_a_diagram_by_its_words():
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    ax1.quiver([0], [0], [1], [0.5], angles="xy", scale_units="xy", scale=1)
+    ax1.quiver([1], [0.5], [0], [1], angles="xy", scale_units="xy", scale=1)
+    ax2.set_axis_off()
+    ax2.text(0.5, 0.1, "bottom")
+    ax2.text(0.5, 0.9, "top")
+    ax2.annotate("", xy=(0.5, 0.8), xytext=(0.5, 0.2), arrowprops={"arrowstyle": "->"})
+    ax2.plot([0, 1, 2], [0, 1, 0])   # a line of the drawing, not a curve of data
+    text = describe(fig)
+    assert "arrows (0, 0) → (1, 0.5), (1, 0.5) → (1, 1.5)." in text
+    assert "panel 2: a diagram; its labels from the top: top, bottom." in text
+    assert "rising" not in text and "highest" not in text
+
+
+def test_a_measured_panel_gives_no_values_and_shared_labels_are_found():
+    fig, (ax1, ax2) = plt.subplots(1, 2, sharey=True)
+    for ax in (ax1, ax2):
+        ax.plot([16, 32, 64], [0.0123, 0.0456, 0.0789], label="naive")
+        ax.set_xlabel("n")
+    ax1.set_ylabel("seconds")
+    ax2.set_ylabel("")
+    from course import describe as d
+    d.mark_measured(ax2)
+    text = describe(fig)
+    assert "panel 1: seconds against n: naive, rising from 0.0123 at x = 16" in text
+    assert "panel 2: seconds against n: measured on this machine, not repeated here" in text
+    assert text.count("0.0789") == 1   # only in the panel that is not measured
+
+
+def test_panels_past_the_length_are_counted_not_cut_mid_sentence():
+    fig, axes = plt.subplots(4, 6)
+    for k, ax in enumerate(axes.flat):
+        ax.imshow(np.arange(36.0).reshape(6, 6) + k)
+        ax.set_title(f"a long title for the panel number {k + 1}")
+    text = describe(fig)
+    assert len(text) <= MAX_CHARS and text.endswith("more panels not described here.")
+    assert text.startswith("24 panels. a long title for the panel number 1: a heatmap of 6 × 6")
+
+
+def test_panels_that_share_an_axis_share_its_names():
+    a = np.array([[0.9, 0.1], [0.2, 0.8]])
+    fig, (ax1, ax2) = plt.subplots(1, 2, sharey=True)
+    for ax in (ax1, ax2):
+        ax.imshow(a)
+        ax.set_xticks([0, 1], ["k1", "k2"])
+    ax1.set_yticks([0, 1], ["q1", "q2"])   # sharey: the second panel shows no row names
+    text = describe(fig)
+    assert text.count("q1 → k1 (0.9), q2 → k2 (0.8)") == 2
+
+
+def test_a_two_valued_map_counts_its_cells_and_a_tie_names_every_column():
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    ax1.imshow(np.tril(np.ones((4, 4))))   # a causal pattern: no "largest" to speak of
+    ax2.imshow(np.array([[0.5, 0.0, 0.5], [0.2, 0.7, 0.1]]))
+    ax2.set_xticks([0, 1, 2], ["the", "cat", "the"])
+    text = describe(fig)
+    assert "panel 1: a heatmap of 4 × 4 values, from 0 to 1, 10 cells at 1 and the others at 0." \
+        in text
+    assert "largest in each row: 0 → the/the (0.5), 1 → cat (0.7)." in text
+
+
+def test_rounding_noise_on_a_linear_axis_is_told_as_zero_and_kept_on_a_log_axis():
+    x = np.arange(5.0)
+    y = np.array([1.97, 0.5, 1e-3, 5.17e-16, 2e-17])
+    fig, (linear, log) = plt.subplots(1, 2)
+    linear.plot(x, y, label="entropy")
+    log.plot(x, y + 1e-20, label="entropy")
+    log.set_yscale("log")
+    text = describe(fig)
+    assert "falling from 1.97 at x = 0 to 0 at x = 4" in text
+    assert "to 2e−17 at x = 4" in text
