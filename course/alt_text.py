@@ -1,8 +1,11 @@
 """Text alternatives of the stored figures, for the editions without a kernel (site, slides).
 
-A figure's alt is the notebook's own words about it: the section it is in and the paragraph
-that introduces it (the last paragraph of the markdown cell before its code cell), as plain
-text, in the notebook's language. It is not yet made from the figure's data (issue 27).
+A figure's alt is the section it is in and the figure in words, made from its data: the
+description the kernel stored as the output's text/plain (course/describe.py, made the figure's
+text by course.figures.use_course_style), in the notebook's language. A figure stored without
+one (its text/plain is matplotlib's "<Figure size ... with 2 Axes>") falls back to the notebook's
+own words about it: the paragraph that introduces it (the last paragraph of the markdown cell
+before its code cell), as plain text.
 
 Standard library only: site/build.py imports it in .venv-site, and the slides' template
 (presentation/) calls it as the Jinja filter `figure_alt` (presentation/voila.json).
@@ -28,7 +31,7 @@ SYMBOLS = {"times": "×", "cdot": "·", "infty": "∞", "to": "→", "rightarrow
            "log": "log", "sin": "sin", "cos": "cos", "arg": "arg"}
 _FRAC = re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}")
 _SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
-_WRAP = re.compile(r"\\(?:text|mathrm|mathbf|mathcal|mathit|boldsymbol|operatorname|mathbb)"
+_WRAP = re.compile(r"\\(?:text|mathrm|mathbf|mathcal|mathit|mathsf|boldsymbol|operatorname|mathbb)"
                    r"\s*\{([^{}]*)\}")
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -89,13 +92,38 @@ def _context(cells, index: int) -> tuple[str, str]:
     return heading, paragraph
 
 
-def figure_alt(cells, index: int, lang: str = "en") -> str:
-    """The alt of the figures of code cell `index` of `cells` (a notebook's cells)."""
+def _text(output) -> str:
+    text = output.get("data", {}).get("text/plain", "")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def is_figure(output) -> bool:
+    """Whether a stored output is a picture (PNG, JPEG or SVG)."""
+    return any(m in output.get("data", {}) for m in ("image/png", "image/jpeg", "image/svg+xml"))
+
+
+def output_description(output) -> str:
+    """The figure in words that the kernel stored as the output's text/plain, as one line;
+    "" where there is none (matplotlib's "<Figure size 720x360 with 2 Axes>", or nothing)."""
+    text = " ".join(_text(output).split())
+    return "" if not text or text.startswith("<Figure") else text
+
+
+def figure_alt(cells, index: int, lang: str = "en", output=None) -> str:
+    """The alt of the figures of code cell `index` of `cells` (a notebook's cells): of `output`
+    (one of its outputs) if given, else of all its figures, in the order they are shown."""
     heading, paragraph = _context(cells, index)
     label = FIGURE.get(lang, FIGURE["en"])
     if heading:
         label += f" ({heading})"
-    return f"{label}: {_shorten(paragraph)}" if paragraph else label
+    if output is not None:
+        outputs = [output]
+    else:
+        cell = cells[index] if 0 <= index < len(cells) else {}
+        outputs = [o for o in cell.get("outputs", []) if is_figure(o)]
+    described = " ".join(d for d in map(output_description, outputs) if d)
+    text = described or _shorten(paragraph)
+    return f"{label}: {text}" if text else label
 
 
 def live_figure_label(cells, index: int, lang: str = "en") -> str:
@@ -112,9 +140,9 @@ def notebook_language(nb) -> str:
     return (meta.get("translation") or {}).get("language", "en")
 
 
-def figure_alt_filter(cell, nb) -> str:
-    """Jinja filter of the slides' template: `{{ cell | figure_alt(nb) }}`."""
+def figure_alt_filter(cell, nb, output=None) -> str:
+    """Jinja filter of the slides' template: `{{ cell | figure_alt(nb, output) }}`."""
     cells = nb["cells"]
     index = next((i for i, c in enumerate(cells) if c is cell or (
         c.get("id") and c.get("id") == cell.get("id"))), len(cells))
-    return figure_alt(cells, index, notebook_language(nb))
+    return figure_alt(cells, index, notebook_language(nb), output)

@@ -2,8 +2,9 @@
 
 Nothing here runs on import. Each notebook's first code cell calls
 ``use_course_style()``, which sets the course's resolution and fonts (including
-a font with Japanese glyphs for labels like 私, は, 猫) and tells the inline
-backend to show figures as they are laid out.
+a font with Japanese glyphs for labels like 私, は, 猫), tells the inline
+backend to show figures as they are laid out, and makes each figure's text output
+its description in words (course/describe.py).
 
 Figures are made for a projector: at 120 dpi and 12 pt, text is 20 px high on screen
 (JupyterLab's own text is 14 px), and no text is smaller than 10 pt (17 px). They are
@@ -58,6 +59,7 @@ def use_course_style() -> None:
     japanize()  # registers the font and makes it the default family
     matplotlib.rcParams.update(COURSE_STYLE)
     _one_draw_per_notebook_figure()
+    _figures_in_words()
     from course import colour_check
     colour_check.check_when_asked()   # only in a test run (COURSE_CHECK_COLOURS=1): issue 27
 
@@ -83,6 +85,33 @@ def _one_draw_per_notebook_figure() -> None:
         # PNG_OPTIONS: Pillow's fast compression, as for the live frames (course.live)
         cfg.print_figure_kwargs = {**cfg.print_figure_kwargs, "bbox_inches": None,
                                    "pil_kwargs": dict(PNG_OPTIONS)}
+
+
+def _figures_in_words() -> None:
+    """Make a figure's text/plain its description (course.describe), not "<Figure size ...>".
+
+    The notebook stores it beside the figure's PNG: a screen reader reads it in JupyterLab (the
+    output's text), nbval compares it like any other output, and the site and the slides make
+    the image's alt from it (course/alt_text.py). Issue 27.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    ip = get_ipython()
+    if ip is None:  # plain Python (tests, scripts): nothing is displayed
+        return
+    from matplotlib.figure import Figure
+
+    from course.describe import describe
+
+    def in_words(fig, printer, cycle):
+        try:
+            printer.text(describe(fig))
+        except Exception:   # a learner's own figure that describe cannot read: still shown
+            printer.text(repr(fig))   # tests/test_stored_notebook.py: never a course figure
+
+    ip.display_formatter.formatters["text/plain"].for_type(Figure, in_words)
 
 
 # How the course's PNGs are compressed (Pillow, through matplotlib's pil_kwargs): zlib level 1

@@ -74,6 +74,33 @@ def test_no_stored_errors_or_warnings(path):
                 f"{path.name} code cell {i} is tagged raises-exception but stores no error")
 
 
+# The words describe() writes in English (course/describe.py): none is left in a Japanese figure's
+ENGLISH_DESCRIPTION = re.compile(r"\b(?:heatmap|against|rising|falling|turning|largest|panels?|"
+                                 r"curves?|bars|points|arrows|diagram)\b")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + sorted((ROOT / "notebooks" / "ja").glob("*.ipynb")),
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_stored_figure_is_described_in_words_in_its_language(path):
+    """Issue 27: a figure's text/plain is its description (course/describe.py, made the
+    figure's text by use_course_style), the alt of its image on the site and the slides."""
+    from tests.figure_texts import JAPANESE
+
+    japanese = path.parent.name == "ja"
+    for i, c in enumerate(_code(path), 1):
+        for o in c.get("outputs", []):
+            if "image/png" not in o.get("data", {}):
+                continue
+            text = "".join(o["data"].get("text/plain", ""))
+            assert text and not text.startswith("<"), (
+                f"{path.name} code cell {i}: a figure stored without its description: {text!r}")
+            assert "no data." not in text and "データなし" not in text, (
+                f"{path.name} code cell {i}: a panel described as empty: {text!r}")
+            if japanese:
+                assert JAPANESE.search(text) and not ENGLISH_DESCRIPTION.search(text), (
+                    f"{path.name} code cell {i}: the description is not in Japanese: {text!r}")
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_ignored_outputs_are_few_and_explained(path):
     code = _code(path)

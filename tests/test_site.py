@@ -21,8 +21,9 @@ with every request to another host aborted and counted. For every page it assert
   heading of level 1 shown, the notebook's title;
   axe-core finds no serious or critical violation,
   and no other one that the README's section "Accessibility" does not list; every image has
-  an alt that is not a file name (a stored figure's is its section and the paragraph that
-  introduces it, course/alt_text.py). The search page and the index of both editions too.
+  an alt that is not a file name (a stored figure's is its section and its description in
+  words, made from its data and stored as its text/plain, course/describe.py; without one, the
+  paragraph that introduces it, course/alt_text.py). The search page and the index of both editions too.
 
 Besides: a search from the search box finds the page of the word searched, Japanese
 terms are drawn with one of the system CJK fonts named in the site's CSS (no web font),
@@ -910,4 +911,15 @@ def test_figure_alt_is_the_section_and_its_paragraph():
     assert alt_text.figure_alt(cells[2:], 0) == "Figure"
     long = [{"cell_type": "markdown", "source": "A sentence. " * 60}, cells[2]]
     assert len(alt_text.figure_alt(long, 1)) <= alt_text.MAX_CHARS + 20
+    # A figure stored with its description (course/describe.py, as text/plain) is told by it;
+    # matplotlib's own "<Figure size ...>" is no description: the paragraph stays.
+    described = {"output_type": "display_data",
+                 "data": {"image/png": "iVBOR", "text/plain": "A heatmap,\n 3 × 3."}}
+    plain = {"output_type": "display_data",
+             "data": {"image/png": "iVBOR", "text/plain": "<Figure size 640x480 with 1 Axes>"}}
+    assert alt_text.figure_alt(cells, 2, output=described) == "Figure (2. Scores): A heatmap, 3 × 3."
+    assert alt_text.figure_alt(cells, 2, output=plain) == alt_text.figure_alt(cells, 2)
+    with_outputs = [*cells[:2], {**cells[2], "outputs": [plain, described,
+                                                          {"output_type": "stream", "text": "x"}]}]
+    assert alt_text.figure_alt(with_outputs, 2) == "Figure (2. Scores): A heatmap, 3 × 3."
     assert alt_text.notebook_language({"metadata": {"translation": {"language": "ja"}}}) == "ja"
