@@ -15,8 +15,9 @@ cells are not described again. The words are the course's (course.i18n): a noteb
 Japanese edition gets Japanese.
 
 ``use_course_style()`` (course.figures) makes this the figure's text/plain in a notebook, so it
-is stored with the output beside its PNG: a screen reader reaches it in JupyterLab (the
-output's text), and the site and the slides use it as the image's alt (course/alt_text.py).
+is stored with the output beside its PNG, and the site and the slides use it as the image's
+alt (course/alt_text.py); a live figure's image has it as its title (course/live.py), which
+names it in JupyterLab too (a stored figure's PNG JupyterLab draws alone, without an alt).
 The numbers are rounded to three significant digits, so the text does not depend on the
 machine (nbval compares it like any other output).
 """
@@ -97,7 +98,7 @@ def describe(fig, max_chars: int = MAX_CHARS) -> str:
 
 
 def mark_measured(ax) -> None:
-    """Say that ax shows measurements that differ from run to run (timings): its description
+    """Say that ax shows measurements that differ from run to run (timings, memory peaks): its
     then gives what is plotted and over which x, not the measured values (which would make
     the stored text differ on every run, and say more than the figure can be trusted for)."""
     ax.set_gid(MEASURED)

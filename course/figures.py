@@ -25,14 +25,18 @@ import numpy as np
 from course.i18n import _, shown
 
 # The course's series colours: Okabe and Ito's palette (2008), made to stay apart under the
-# common colour-vision deficiencies (course/colour_check.py checks every figure), in the order of
-# matplotlib's default names, so that C0 is still blue, C1 orange, C2 green, C3 red (vermillion)
-# and C4 purple (reddish purple); then sky blue and black. Its yellow is left out: on white it is
-# too pale for a line.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000")
+# common colour-vision deficiencies (course/colour_check.py checks every figure), with its three
+# pale colours replaced: a line must stand out from the white background by 3:1 at least (WCAG
+# 2.1, 1.4.11 Non-text Contrast), which its yellow (1.4:1), orange (2.25:1) and sky blue (2.31:1)
+# do not. In their places a brown (#8A4B00, 6.8:1) and a navy (#1A237E, 13.2:1), picked so that
+# every two colours stay Delta E' 11.7 or more apart under each deficiency (the palette's own
+# closest pair, blue and bluish green; tests/test_colour_check.py). In the order of matplotlib's
+# default names: C0 blue, C1 brown (where matplotlib has orange), C2 green, C3 red (vermillion),
+# C4 purple (reddish purple); then navy and black.
+SERIES_COLOURS = ("#0072B2", "#8A4B00", "#009E73", "#D55E00", "#CC79A7", "#1A237E", "#000000")
 
 COURSE_STYLE = {
-    "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+    "axes.prop_cycle": matplotlib.cycler(color=SERIES_COLOURS),
     "figure.dpi": 120,           # 1.5 x the former 80: 20 px text, sharp lines on a projector
     "font.size": 12,             # axis labels, texts
     "axes.titlesize": 13,
@@ -90,9 +94,10 @@ def _one_draw_per_notebook_figure() -> None:
 def _figures_in_words() -> None:
     """Make a figure's text/plain its description (course.describe), not "<Figure size ...>".
 
-    The notebook stores it beside the figure's PNG: a screen reader reads it in JupyterLab (the
-    output's text), nbval compares it like any other output, and the site and the slides make
-    the image's alt from it (course/alt_text.py). Issue 27.
+    The notebook stores it beside the figure's PNG: nbval compares it like any other output,
+    and the site and the slides make the image's alt from it (course/alt_text.py). JupyterLab 4
+    draws the PNG alone, without an alt, and does not show it (README, "Accessibility").
+    Issue 27.
     """
     try:
         from IPython import get_ipython

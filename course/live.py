@@ -154,7 +154,9 @@ def with_controls(live: LiveFigure, **controls):
 
     Each control's name is the keyword passed to live.update(). The figure is
     shown in an ipywidgets.Image and the numbers in a <pre>, both replaced on
-    every change; the first state is drawn immediately. A SelectionSlider's own
+    every change; the first state is drawn immediately. The image's tooltip (its title, a
+    screen reader's name for it) is the figure in words, course.describe, kept up to date.
+    A SelectionSlider's own
     readout is replaced by a read-only label (see _read_only_readout). Each control's
     description and option labels are shown in the course's language (CONTROL_TEXTS).
     """
@@ -171,6 +173,9 @@ def with_controls(live: LiveFigure, **controls):
         summary, png = live.render(**{name: c.value for name, c in controls.items()})
         text.value = "<pre>" + html.escape(summary, quote=False) + "</pre>"
         image.value = png
+        # The image's title, its accessible name in JupyterLab and on the slides (an
+        # ipywidgets Image has no alt): the figure in words, as it is now (course.describe)
+        image.tooltip = _in_words(live.fig, summary)
 
     for c in controls.values():
         c.observe(redraw, names="value")
@@ -178,6 +183,17 @@ def with_controls(live: LiveFigure, **controls):
     rows = [_read_only_readout(c) if isinstance(c, widgets.SelectionSlider) else c
             for c in controls.values()]
     return widgets.VBox([widgets.VBox(rows), text, image])
+
+
+def _in_words(fig, summary: str) -> str:
+    """describe(fig), or the printed summary if the figure cannot be told (a slider move must
+    redraw the figure even then; tests/test_live.py checks the course's figures are told)."""
+    from course.describe import describe
+
+    try:
+        return describe(fig)
+    except Exception:   # noqa: BLE001 - any failure of the words must not stop the figure
+        return summary
 
 
 # The name this function had until 2026-12: it shadowed ipywidgets.interactive (a different

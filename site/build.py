@@ -304,12 +304,13 @@ def live_html(widget: dict, name: str, number: int, lang: str, label: str = "") 
     first = widget["frames"][key]
     data = {"controls": [{x: c[x] for x in ("name", "label", "labels", "values", "default",
                                              "drawn")} for c in widget["controls"]],
-            "frames": {k: [f["png"], f["text"]] for k, f in widget["frames"].items()},
+            "frames": {k: [f["png"], f["text"], f["words"]] for k, f in widget["frames"].items()},
             "alt": label}
     script = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     width, height = widget["size"]
     subset = "".join(f'<p class="live-frames-subset">{esc(n)}</p>' for n in notes)
-    alt = f"{label}: {first['text']}" if label else first["text"]   # as live-frames.js writes it
+    # the figure in words (course.describe), as live-frames.js writes it for every frame
+    alt = f"{label}: {first['words']}" if label else first["words"]
     # tabindex -1: the page's link to it (live_nav_html) moves the focus here, and Tab goes on
     # to its first control
     return (f'<div class="live-frames" id="{uid}" tabindex="-1" data-frames="{LIVE}/{name}/" '

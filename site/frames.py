@@ -10,9 +10,10 @@ setting, and the live figures draw on their own Agg canvas either way), up to it
 with course.live.with_controls wrapped so that each call records its LiveFigure and controls
 before doing what it always does. Then, for every combination of the controls' values (or a
 documented subset, THIN), `live.render(**values)` gives the text and the PNG the kernel's widget
-shows; each PNG is stored, as lossless WebP (webp()), under its content's hash (identical
-frames are one file) and a
-manifest, frames.json, lists the controls (kind, label, values' labels, default) and the frames.
+shows, and course.describe the figure in words (the image's alt, as the kernel's widget has it
+as its title); each PNG is stored, as lossless WebP (webp()), under its content's hash (identical
+frames are one file) and a manifest, frames.json, lists the controls (kind, label, values'
+labels, default) and the frames.
 
     .venv/bin/python site/frames.py OUT_DIR NOTEBOOK [NOTEBOOK ...]   # OUT_DIR/{en,ja}/NN_topic/
 
@@ -228,6 +229,8 @@ def run_up_to_widgets(path: Path):
 
 def draw_notebook(path: Path, out: Path, key: str) -> dict:
     """Draw every frame of one notebook into out/ (PNGs named by their hash, and frames.json)."""
+    from course.describe import describe as figure_in_words
+
     start = time.perf_counter()
     nb, found = run_up_to_widgets(path)
     code = [c for c in nb.cells if c.cell_type == "code"]
@@ -252,13 +255,14 @@ def draw_notebook(path: Path, out: Path, key: str) -> dict:
             values = {c["name"]: c["values"][i] for c, i in zip(described, combo, strict=True)}
             frame.clear()
             text, _ = live.render(**values)
+            words = figure_in_words(live.fig)   # as the kernel's widget names its image
             image = frame[0]
             size = size or list(live.fig.canvas.get_width_height())
             name = hashlib.sha256(image).hexdigest()[:20] + ".webp"
             if name not in files:
                 (out / name).write_bytes(image)
                 files.add(name)
-            frames["-".join(map(str, combo))] = {"png": name, "text": text}
+            frames["-".join(map(str, combo))] = {"png": name, "text": text, "words": words}
         widgets_out.append({"cell": k, "controls": [
             {**{x: c[x] for x in ("name", "kind", "label", "labels", "default")},
              "values": [v if isinstance(v, (int, float, str)) else str(v) for v in c["values"]],

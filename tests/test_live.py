@@ -37,6 +37,29 @@ def test_interactive_redraws_text_and_image_on_change():
     assert image.value != before
 
 
+def test_the_live_image_is_named_by_the_figure_in_words_as_it_is_now():
+    from course.describe import describe
+
+    slider = widgets.IntSlider(value=1, min=1, max=3)
+    bars = Bars()
+    box = live.with_controls(bars, k=slider)
+    image = box.children[2]
+    assert image.tooltip == describe(bars.fig) == "3 bars: 1, 2, 3."
+    slider.value = 3
+    assert image.tooltip == "3 bars: 3, 6, 9."
+
+
+def test_a_figure_that_cannot_be_told_is_named_by_its_printed_text(monkeypatch):
+    import course.describe
+
+    def fails(fig, max_chars=700):
+        raise ValueError("no words")
+
+    monkeypatch.setattr(course.describe, "describe", fails)
+    box = live.with_controls(Bars(), k=widgets.IntSlider(value=2, min=1, max=3))
+    assert box.children[2].tooltip == "k = 2, total = 12"
+
+
 def test_the_benchmark_records_every_widget(monkeypatch):
     # scripts/bench.py runs this cell before a notebook's first, then sweeps what it recorded
     from scripts.bench_hooks import RECORD_WIDGETS_CELL

@@ -597,7 +597,8 @@ def _move_all(box, control: dict):
                          ids=lambda p: (_edition(p)[1].replace("/", "-") + p.stem) if p else "none")
 def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
     """Every control of every live figure, moved through every drawn value, shows the frame of
-    the values the controls show, with its text as printed text and alt text; the frame of the
+    the values the controls show, with its text as printed text and the figure in words as its
+    alt text; the frame of the
     values the next cell prints is the text the notebook stores for it; no request leaves the
     site, no console error; each switch shows its frame within SWITCH_MS (median)."""
     _, folder = _edition(nb)
@@ -646,8 +647,8 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
                 except Exception as e:   # noqa: BLE001 - reported below with what was done
                     problems.append(f"figure {w + 1}, {control['label']}: {what}: no frame shown ({e})")
                     break
-                file, text = data["frames"][key]
-                if not (state["src"].endswith("/" + file) and state["alt"] == f"{data['alt']}: {text}"
+                file, text, words = data["frames"][key]
+                if not (state["src"].endswith("/" + file) and state["alt"] == f"{data['alt']}: {words}"
                         and state["text"] == text and state["loaded"]):
                     problems.append(f"figure {w + 1}, {control['label']}: {what}: shows "
                                     f"{state['src']} / {state['text'][:60]!r}, not frame {key}")
@@ -748,9 +749,10 @@ def _control(c):
     values = list(range(c.min, c.max + 1, c.step))
     return [c.description, [str(v) for v in values], values.index(c.value)]
 _out = {"controls": [_control(c) for c in _rows], "frames": {}}
+from course.describe import describe as _words
 for _key, _values in _json.loads(%r).items():
     _text, _png = _live.render(**_values)
-    _out["frames"][_key] = [_text, _b64.b64encode(_png).decode()]
+    _out["frames"][_key] = [_text, _b64.b64encode(_png).decode(), _words(_live.fig)]
 print(_json.dumps(_out))
 """
 
@@ -783,7 +785,8 @@ def _kernel_draws(nb_path: Path, widget: int, live: str, wanted: dict) -> dict:
 @pytest.mark.parametrize("name", KERNEL_SAMPLE)
 def test_frames_are_what_the_kernel_draws(name, site_dir):
     """The page's controls are the kernel's (labels, values, default), and a sample of its frames
-    is pixel for pixel what the kernel's live figure renders for the same values."""
+    is pixel for pixel what the kernel's live figure renders for the same values, told in the
+    same words (the frame's alt; the kernel's widget's title)."""
     import io
     import random
 
@@ -813,9 +816,12 @@ def test_frames_are_what_the_kernel_draws(name, site_dir):
         assert kernel["controls"] == [[c["label"], c["labels"], c["default"]] for c in data["controls"]], (
             f"{name} figure {w + 1}: the page's controls are not the kernel's")
         for key in keys:
-            text, png = kernel["frames"][key]
-            file, shown_text = data["frames"][key]
+            text, png, words = kernel["frames"][key]
+            file, shown_text, alt_words = data["frames"][key]
             assert shown_text == text, f"{name} figure {w + 1} frame {wanted[key]}: text differs"
+            assert alt_words == words, (   # the page's alt is what the kernel's widget says
+                f"{name} figure {w + 1} frame {wanted[key]}: its words differ: {alt_words!r}, "
+                f"the kernel's {words!r}")
             ours = Image.open(site_dir / folder / base / file)
             theirs = Image.open(io.BytesIO(base64.b64decode(png)))
             assert ours.size == theirs.size and ours.convert("RGBA").tobytes() == \

@@ -1,7 +1,7 @@
 // The static edition's live figures (site/build.py): each .live-frames box holds the notebook's
 // controls and, in its JSON, every frame drawn in advance by the notebook's own callback
 // (site/frames.py). A change of a control shows the frame of the controls' values, its printed
-// text and its alt text together, once the image is decoded; the frames next to it are fetched
+// text and its alt text (the figure in words, course/describe.py) together, once the image is decoded; the frames next to it are fetched
 // meanwhile, so that the next step of a slider is ready.
 document.addEventListener("DOMContentLoaded", () => {
   for (const box of document.querySelectorAll(".live-frames")) {
@@ -40,11 +40,11 @@ document.addEventListener("DOMContentLoaded", () => {
       });
       await load(key);
       if (key !== data.controls.map((_, i) => index(i)).join("-")) return;   // changed meanwhile
-      const [file, printed] = data.frames[key];
+      const [file, printed, words] = data.frames[key];
       img.src = box.dataset.frames + file;
       await img.decode().catch(() => {});   // the page's own image ready to paint, then the text
       if (key !== data.controls.map((_, i) => index(i)).join("-")) return;
-      img.alt = data.alt ? `${data.alt}: ${printed}` : printed;   // what it is, then its numbers
+      img.alt = data.alt ? `${data.alt}: ${words}` : words;   // where it is, then it in words
       text.textContent = printed;
       requestAnimationFrame(() => {
         box.dataset.shown = key;
