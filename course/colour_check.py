@@ -25,8 +25,9 @@ Two rules:
   image has some, must stay MIN_DELTA_E away from every colour of the map.
 
 MIN_DELTA_E = 10: the Okabe-Ito palette, made for these deficiencies, keeps every pair of its
-colours at 11 or more; matplotlib's default red and green fall to 5 under deuteranopia, its
-orange and green to 2 under protanopia.
+colours at 11 or more (the course's, course.figures.SERIES_COLOURS, with its pale colours
+replaced by darker ones, at 11.7); matplotlib's default red and green fall to 5 under
+deuteranopia, its orange and green to 2 under protanopia.
 
 The notebooks never call this. When COURSE_CHECK_COLOURS=1 is set (the test run sets it for
 every notebook kernel nbval starts), ``use_course_style()`` checks each figure whenever it is

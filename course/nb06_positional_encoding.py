@@ -113,7 +113,7 @@ class LivePositionalEncoding(LiveFigure):
         ax_bar.set_xticks([0, 0.5, 1], ["0", "d_model/2", "d_model"])
         ax_bar.set_ylim(-1.1, 1.1)
         ax_bar.set_yticks([-1, 0, 1])
-        ax_bar.set_xlabel(_("dimension of PE (blue: sin at 2i, orange: cos at 2i+1)"))
+        ax_bar.set_xlabel(_("dimension of PE (blue: sin at 2i, brown: cos at 2i+1)"))
         ax_bar.set_ylabel("PE(pos, dim)")
         self.ax_bar = ax_bar
         ax_dot.axhline(0, color="grey", lw=0.8)
@@ -158,7 +158,7 @@ class LivePositionalEncoding(LiveFigure):
 
 def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
     """Small multiples of PE(pos) as bars: one row per d_model, one column per position."""
-    title = _("The encoding vector of a few positions (blue: sin, orange: cos)")
+    title = _("The encoding vector of a few positions (blue: sin, brown: cos)")
     fig, axes = fixed_subplots(len(d_models), len(positions), widths=2.4, heights=1.6,
                                left=0.9, right=0.15, bottom=0.7, top=0.85, wgap=0.2, hgap=0.8,
                                sharey=True, squeeze=False, min_width=figures.text_width(title) + 0.3)

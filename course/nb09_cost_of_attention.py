@@ -80,8 +80,10 @@ def cost_loglog(sweeps: dict, key: str, ylabel: str, title: str, scale: float = 
     ax.set_title(shown(title))
     ax.legend()
     ax.grid(True, which="major", alpha=0.3)
-    if key == "seconds":   # its text alternative gives no timings: they differ on every run
-        describe.mark_measured(ax)
+    # Its text alternative gives no numbers: timings differ on every run, and a peak of
+    # tracemalloc by a few hundred bytes from run to run and between the editions, enough to
+    # move the third digit of a value (0.690 or 0.691 MiB)
+    describe.mark_measured(ax)
     return ax.figure
 
 

@@ -102,7 +102,7 @@ class LiveRotation(LiveFigure):
             (k_line,) = ax.plot([], [], color="C1", lw=2.5, ls="--", zorder=3)
             self.arrows.append((q_line, k_line))
         fig.text(0.3 / width, 1 - 0.15 / height,
-                 _(r"pairs of $\tilde q$ (blue, solid) and $\tilde k$ (orange, dashed)"),
+                 _(r"pairs of $\tilde q$ (blue, solid) and $\tilde k$ (brown, dashed)"),
                  ha="left", va="top", fontsize="medium")
         offsets = np.arange(self.max_offset + 1)
         ax_s.axhline(0, color="grey", lw=0.8)

@@ -33,9 +33,10 @@ from course.figures import SMALL, fixed_subplots
 from course.i18n import N_, _
 from course.live import LiveFigure
 
-# Okabe-Ito: one colour per key/value group, readable under colour-vision deficiency
-GROUP_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-                "#000000")
+# One colour per key/value group (up to 8, as with h_kv = 8): the course's series colours, which
+# stay apart under colour-vision deficiency and stand out from white by 3:1 or more
+# (course.figures.SERIES_COLOURS), and a violet (#B858F8, 3.6:1, Delta E' 12 or more from each)
+GROUP_COLORS = (*figures.SERIES_COLOURS, "#B858F8")
 
 
 class ModelShape(NamedTuple):
@@ -129,7 +130,8 @@ def plot_cache_memory(models=MODELS, ts=None):
     y = np.arange(len(models))[::-1]
     mha = [_cache_bytes(m, m.heads, 1) / 2 ** 10 for m in models]
     pub = [_cache_bytes(m, m.kv_heads, 1) / 2 ** 10 for m in models]
-    ax_b.barh(y + 0.2, mha, height=0.38, color="0.75", label=_("if h_kv = h (MHA)"))
+    ax_b.barh(y + 0.2, mha, height=0.38, color="0.55",   # a grey 3.4:1 on white (WCAG 1.4.11)
+              label=_("if h_kv = h (MHA)"))
     ax_b.barh(y - 0.2, pub, height=0.38, color="C0", label=_("published h_kv"))
     ax_b.set_yticks(y, [f"{m.name}\n(h {m.heads}, h_kv {m.kv_heads})" for m in models],
                     fontsize=SMALL)

@@ -87,7 +87,7 @@ def _draw_reach(ax, changed, title):
 
 def plot_windows(masks: dict, changed: dict):
     """Columns: windows. Top: the mask (blue: may attend). Bottom: after each layer, the outputs
-    a change to token 0 has reached (orange). masks / changed: {window: (n, n)} / {window: (L, n)}."""
+    a change to token 0 has reached (brown, C1). masks / changed: {window: (n, n)} / {window: (L, n)}."""
     ws = list(masks)
     title = _("Sliding-window masks (top) and how far a change to token 0 reaches, layer by "
               "layer (bottom)")

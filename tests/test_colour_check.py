@@ -42,13 +42,31 @@ def two_lines(c1, c2, style2="-", marker2=""):
     return fig
 
 
-def test_the_course_palette_stays_apart_under_every_deficiency():
-    views = {d: cc.seen([matplotlib.colors.to_rgb(c) for c in figures.OKABE_ITO], d)
+def _contrast_on_white(colour) -> float:
+    """WCAG 2.1's contrast ratio of an sRGB colour against white."""
+    rgb = np.array(matplotlib.colors.to_rgb(colour))
+    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return 1.05 / (float(linear @ [0.2126, 0.7152, 0.0722]) + 0.05)
+
+
+def _palettes():
+    from course import nb13_grouped_query_attention as nb13
+    return {"SERIES_COLOURS": figures.SERIES_COLOURS, "nb13.GROUP_COLORS": nb13.GROUP_COLORS}
+
+
+@pytest.mark.parametrize("name", ["SERIES_COLOURS", "nb13.GROUP_COLORS"])
+def test_the_course_palettes_stay_apart_under_every_deficiency_and_stand_out_from_white(name):
+    palette = _palettes()[name]
+    views = {d: cc.seen([matplotlib.colors.to_rgb(c) for c in palette], d)
              for d in (None, *cc.DEFICIENCIES)}
     for d, ucs in views.items():
         gaps = [np.linalg.norm(ucs[i] - ucs[j]) for i, j in combinations(range(len(ucs)), 2)]
         assert min(gaps) >= cc.MIN_DELTA_E, (cc.NAMES[d], min(gaps))
-    assert figures.COURSE_STYLE["axes.prop_cycle"].by_key()["color"] == list(figures.OKABE_ITO)
+    # WCAG 2.1, 1.4.11 (AA): a line or marker 3:1 against the background at least
+    low = {c: round(_contrast_on_white(c), 2) for c in palette if _contrast_on_white(c) < 3}
+    assert not low, low
+    assert round(_contrast_on_white("#E69F00"), 2) == 2.25   # Okabe-Ito's orange: the check works
+    assert figures.COURSE_STYLE["axes.prop_cycle"].by_key()["color"] == list(figures.SERIES_COLOURS)
 
 
 def test_red_and_green_lines_are_found_and_the_deficiency_named():
