@@ -146,10 +146,16 @@ def _panels(fig) -> list[Axes]:
 
 
 def _flat(text: str) -> str:
-    """A title or label as one line, its mathtext as plain symbols."""
+    """A title or label as one line (its lines joined as a list), its mathtext as plain
+    symbols."""
     from course.alt_text import tex_to_text
 
-    text = " ".join(str(text).split())
+    lines = [" ".join(line.split()) for line in str(text).splitlines()]
+    lines = [line for line in lines if line]
+    # a title of two lines ("step 40: loss 0.61" over "6 of 6 rows ...") read as two parts
+    text = ""
+    for line in lines:
+        text += line if not text else (" " if text[-1] in ",:;(、。：" else _(", ")) + line
     parts = text.split("$")
     return "".join(tex_to_text(p) if i % 2 else p for i, p in enumerate(parts))
 
@@ -205,10 +211,45 @@ def _panel(ax, detail: int, said: dict) -> list[str]:
     for container in ax.containers:
         if isinstance(container, BarContainer):
             clauses.append(_bars(ax, container, detail))
-    curves = _curves(ax)
+    curves = []
+    for line in _curves(ax):
+        stems = _stems(line)
+        if stems is None:
+            curves.append(line)
+        else:   # bars drawn as one line of vertical segments (notebook 06, for speed)
+            clauses.append(_stem_bars(ax, line, *stems, detail))
     if curves:
         clauses.append(_curves_text(ax, curves, detail))
     return [c for c in clauses if c]
+
+
+def _stems(line):
+    """(x, heights) if the line is vertical segments from 0, one per x, NaN-separated (a bar
+    chart drawn as one line), else None."""
+    x = np.asarray(line.get_xdata(), dtype=float)
+    y = np.asarray(line.get_ydata(), dtype=float)
+    if x.size < 3 or x.size % 3 or not np.all(np.isnan(x[2::3])):
+        return None
+    x0, x1, y0, y1 = x[0::3], x[1::3], y[0::3], y[1::3]
+    if not (np.array_equal(x0, x1) and np.all(y0 == 0)):
+        return None
+    return x0, y1
+
+
+def _stem_bars(ax, line, x, heights, detail: int) -> str:
+    label = _label(line)
+    lead = _("{label}: ").format(label=label) if label else ""
+    axis_label = _axis_label(ax, "y")
+    what = _("{k} bars of {what}").format(k=x.size, what=axis_label) if axis_label \
+        else _("{k} bars").format(k=x.size)
+    where = _(" at x = {x0} to {x1}").format(x0=number(x.min()), x1=number(x.max()))
+    if x.size <= BARS_LISTED and detail >= 1:
+        return lead + _sentence(_("{what}: {values}").format(
+            what=what + where, values=_list(number(v) for v in heights)))
+    if heights.min() == heights.max():
+        return lead + _sentence(what + where + _(", every one {v}").format(v=number(heights[0])))
+    return lead + _sentence(what + where + _(", from {lo} to {hi}").format(
+        lo=number(heights.min()), hi=number(heights.max())))
 
 
 def _heatmap(ax, mappable, detail: int, said: dict) -> str:
@@ -237,21 +278,27 @@ def _heatmap(ax, mappable, detail: int, said: dict) -> str:
         text += _(", {k} of {total} cells empty (masked)").format(k=empty, total=n * m)
     if lo != hi and np.all((values == lo) | (values == hi) | np.ma.getmaskarray(values)):
         # two values only (a mask, a pattern): how many cells have each, not "largest"
-        return _sentence(text + _(", {k} cells at {hi} and the others at {lo}").format(
-            k=int(np.ma.sum(values == hi)), hi=number(hi), lo=number(lo)))
+        return _sentence(text + _(", {hi} in {k} of {total} cells and {lo} in the others").format(
+            k=int(np.ma.sum(values == hi)), total=n * m, hi=number(hi), lo=number(lo)))
     if detail >= 1 and m > 1 and lo != hi:
         row_names, col_names = _tick_names(ax, "y", n), _tick_names(ax, "x", m)
         if n <= ROWS_LISTED:
-            best = []
+            best, flat = [], []
             for i in range(n):
                 top = _largest(values[i])
                 if not top:
-                    continue   # an empty or constant row has no largest column
-                cols = "/".join(col_names[j] for j in top[:3]) + ("/…" if len(top) > 3 else "")
+                    flat.append(i)   # an empty or constant row has no largest column
+                    continue
+                # Translators: between the names of columns that tie for a row's largest value
+                tie = _("/")
+                cols = tie.join(col_names[j] for j in top[:3]) + (tie + "…" if len(top) > 3 else "")
                 best.append(_("{row} → {col} ({v})").format(
                     row=row_names[i], col=cols, v=number(values[i, top[0]])) if detail >= 2
                     else _("{row} → {col}").format(row=row_names[i], col=cols))
             text += _("; largest in each row: {best}").format(best=_list(best))
+            if flat:   # said, not left out silently
+                text += _("; the same in every cell of the other rows ({rows})").format(
+                    rows=_list(row_names[i] for i in flat))
         else:
             i, j = np.unravel_index(int(values.argmax()), values.shape)
             text += _("; largest at row {row}, column {col}").format(

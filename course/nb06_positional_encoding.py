@@ -107,8 +107,9 @@ class LivePositionalEncoding(LiveFigure):
                                                 right=0.3, bottom=0.7, top=0.5, wgap=1.15,
                                                 fig=self.fig)
         ax_bar.axhline(0, color="grey", lw=0.8)  # before the bars: drawn under them
-        (self.sin_bars,) = ax_bar.plot([], [], color="C0", solid_capstyle="butt")
-        (self.cos_bars,) = ax_bar.plot([], [], color="C1", solid_capstyle="butt")
+        # labelled (no legend: the axis label says which colour is which) for the figure's words
+        (self.sin_bars,) = ax_bar.plot([], [], color="C0", solid_capstyle="butt", label="sin")
+        (self.cos_bars,) = ax_bar.plot([], [], color="C1", solid_capstyle="butt", label="cos")
         ax_bar.set_xlim(0, 1)
         ax_bar.set_xticks([0, 0.5, 1], ["0", "d_model/2", "d_model"])
         ax_bar.set_ylim(-1.1, 1.1)
@@ -168,9 +169,9 @@ def pe_vectors_grid(positions=(0, 1, 10, 50), d_models=(8, 32)):
         slot = width * 72.0 / d_model  # points per dimension
         for ax, pos in zip(row, positions, strict=True):
             ax.axhline(0, color="grey", lw=0.8)
-            for offset, color in ((0, "C0"), (1, "C1")):  # one line per colour
+            for offset, color, name in ((0, "C0", "sin"), (1, "C1", "cos")):  # a line per colour
                 ax.plot(*_bar_segments(pe[pos], offset), color=color, lw=0.55 * slot,
-                        solid_capstyle="butt")
+                        solid_capstyle="butt", label=name)   # the label: for its words only
             ax.set_xlim(-0.5, d_model - 0.5)
             ax.set_ylim(-1.1, 1.1)
             ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, integer=True))

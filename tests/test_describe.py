@@ -204,7 +204,7 @@ def test_a_two_valued_map_counts_its_cells_and_a_tie_names_every_column():
     ax2.imshow(np.array([[0.5, 0.0, 0.5], [0.2, 0.7, 0.1]]))
     ax2.set_xticks([0, 1, 2], ["the", "cat", "the"])
     text = describe(fig)
-    assert "panel 1: a heatmap of 4 × 4 values, from 0 to 1, 10 cells at 1 and the others at 0." \
+    assert "panel 1: a heatmap of 4 × 4 values, from 0 to 1, 1 in 10 of 16 cells and 0 in the others." \
         in text
     assert "largest in each row: 0 → the/the (0.5), 1 → cat (0.7)." in text
 
@@ -219,3 +219,36 @@ def test_rounding_noise_on_a_linear_axis_is_told_as_zero_and_kept_on_a_log_axis(
     text = describe(fig)
     assert "falling from 1.97 at x = 0 to 0 at x = 4" in text
     assert "to 2e−17 at x = 4" in text
+
+
+def test_bars_drawn_as_one_line_of_segments_are_told_as_bars():
+    # notebook 06 draws a bar chart as vertical segments 0 -> v, NaN-separated (faster)
+    values = np.array([1.0, 0.5, -0.25])
+    x = np.repeat(np.arange(3.0), 3)
+    x[2::3] = np.nan
+    y = np.zeros_like(x)
+    y[1::3] = values
+    fig, ax = plt.subplots()
+    ax.plot(x, y, label="cos")
+    ax.set_ylabel("PE")
+    assert describe(fig) == "cos: 3 bars of PE at x = 0 to 2: 1, 0.5, −0.25."
+
+
+def test_rows_with_no_largest_column_are_said_not_left_out():
+    a = np.zeros((3, 4))
+    a[1] = [0.1, 0.2, 0.3, 0.05]   # not two-valued
+    fig, ax = plt.subplots()
+    ax.imshow(a)
+    text = describe(fig)
+    assert "largest in each row: 1 → 2 (0.3)" in text
+    assert "the same in every cell of the other rows (0, 2)" in text
+
+
+def test_a_title_of_two_lines_is_read_as_two_parts():
+    fig, ax = plt.subplots()
+    ax.bar([0, 1], [1, 2])
+    ax.set_title("step 40: loss 0.61\n6 of 6 rows on the key")
+    fig.suptitle("Training:\nthe pattern forming")
+    text = describe(fig)
+    assert text.startswith("Figure: Training: the pattern forming.")
+    assert "step 40: loss 0.61, 6 of 6 rows on the key" in text
