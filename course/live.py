@@ -154,8 +154,8 @@ def with_controls(live: LiveFigure, **controls):
 
     Each control's name is the keyword passed to live.update(). The figure is
     shown in an ipywidgets.Image and the numbers in a <pre>, both replaced on
-    every change; the first state is drawn immediately. The image's tooltip (its title, a
-    screen reader's name for it) is the figure in words, course.describe, kept up to date.
+    every change; the first state is drawn immediately. After the numbers, hidden from the eye,
+    the figure in words (course.describe), kept up to date for a screen reader.
     A SelectionSlider's own
     readout is replaced by a read-only label (see _read_only_readout). Each control's
     description and option labels are shown in the course's language (CONTROL_TEXTS).
@@ -171,11 +171,15 @@ def with_controls(live: LiveFigure, **controls):
 
     def redraw(_change=None):
         summary, png = live.render(**{name: c.value for name, c in controls.items()})
-        text.value = "<pre>" + html.escape(summary, quote=False) + "</pre>"
+        # The printed numbers, then the figure in words as it is now (course.describe), hidden
+        # from the eye but read by a screen reader just before the image, which has no alt
+        # (an ipywidgets Image has none; its tooltip would be its title, but ipywidgets 8.1's
+        # view of an Image then fails to draw: its updateTooltip reads a description it lacks).
+        # The slides make it the image's alt.
+        text.value = ("<pre>" + html.escape(summary, quote=False) + "</pre>"
+                      f'<p class="live-figure-words" style="{VISUALLY_HIDDEN}">'
+                      + html.escape(_in_words(live.fig, summary), quote=False) + "</p>")
         image.value = png
-        # The image's title, its accessible name in JupyterLab and on the slides (an
-        # ipywidgets Image has no alt): the figure in words, as it is now (course.describe)
-        image.tooltip = _in_words(live.fig, summary)
 
     for c in controls.values():
         c.observe(redraw, names="value")
@@ -183,6 +187,11 @@ def with_controls(live: LiveFigure, **controls):
     rows = [_read_only_readout(c) if isinstance(c, widgets.SelectionSlider) else c
             for c in controls.values()]
     return widgets.VBox([widgets.VBox(rows), text, image])
+
+
+# Out of sight, still in the page for a screen reader (the usual "visually hidden" rule)
+VISUALLY_HIDDEN = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;"
+                   "clip:rect(0,0,0,0);white-space:nowrap;border:0")
 
 
 def _in_words(fig, summary: str) -> str:

@@ -10,8 +10,8 @@ setting, and the live figures draw on their own Agg canvas either way), up to it
 with course.live.with_controls wrapped so that each call records its LiveFigure and controls
 before doing what it always does. Then, for every combination of the controls' values (or a
 documented subset, THIN), `live.render(**values)` gives the text and the PNG the kernel's widget
-shows, and course.describe the figure in words (the image's alt, as the kernel's widget has it
-as its title); each PNG is stored, as lossless WebP (webp()), under its content's hash (identical
+shows, and course.describe the figure in words (the image's alt; the kernel's widget writes
+the same words, hidden, after its text); each PNG is stored, as lossless WebP (webp()), under its content's hash (identical
 frames are one file) and a manifest, frames.json, lists the controls (kind, label, values'
 labels, default) and the frames.
 

@@ -70,9 +70,8 @@ LAB_KNOWN = (
     a11y.Known("aria-required-children", ".jp-WindowedPanel-viewport", "jupyterlab/jupyterlab#14765"),
     a11y.Known("aria-input-field-name", ".cm-editor", "jupyterlab/jupyterlab#10347"),
     a11y.Known("aria-input-field-name", ".widget-slider", "leongersen/noUiSlider#1223"),
-    # the stored figures' images only: a live figure's (.widget-image) has its title, the
-    # figure in words (course/live.py), which axe counts as its text alternative
-    a11y.Known("image-alt", ".jp-RenderedImage", "jupyter/enhancement-proposals#120"),
+    a11y.Known("image-alt", ".jp-RenderedImage, .widget-image",
+               "jupyter/enhancement-proposals#120"),
 )
 XDIST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")

@@ -37,16 +37,25 @@ def test_interactive_redraws_text_and_image_on_change():
     assert image.value != before
 
 
-def test_the_live_image_is_named_by_the_figure_in_words_as_it_is_now():
+def _words(text_widget) -> str:
+    import re
+    found = re.findall(r'<p class="live-figure-words" style="([^"]*)">(.*?)</p>', text_widget.value)
+    assert len(found) == 1 and found[0][0] == live.VISUALLY_HIDDEN, text_widget.value
+    return found[0][1]
+
+
+def test_the_live_figure_is_told_in_words_as_it_is_now():
     from course.describe import describe
 
     slider = widgets.IntSlider(value=1, min=1, max=3)
     bars = Bars()
     box = live.with_controls(bars, k=slider)
-    image = box.children[2]
-    assert image.tooltip == describe(bars.fig) == "3 bars: 1, 2, 3."
+    text, image = box.children[1], box.children[2]
+    assert _words(text) == describe(bars.fig) == "3 bars: 1, 2, 3."
+    assert image.tooltip is None or image.tooltip == ""   # it would stop ipywidgets drawing it
     slider.value = 3
-    assert image.tooltip == "3 bars: 3, 6, 9."
+    assert _words(text) == "3 bars: 3, 6, 9."
+    assert text.value.startswith("<pre>k = 3, total = 18</pre>")
 
 
 def test_a_figure_that_cannot_be_told_is_named_by_its_printed_text(monkeypatch):
@@ -57,7 +66,7 @@ def test_a_figure_that_cannot_be_told_is_named_by_its_printed_text(monkeypatch):
 
     monkeypatch.setattr(course.describe, "describe", fails)
     box = live.with_controls(Bars(), k=widgets.IntSlider(value=2, min=1, max=3))
-    assert box.children[2].tooltip == "k = 2, total = 12"
+    assert _words(box.children[1]) == "k = 2, total = 12"
 
 
 def test_the_benchmark_records_every_widget(monkeypatch):
@@ -109,7 +118,8 @@ def test_live_figure_png_is_a_png_and_its_text_shows_as_written():
         return [w.value] if isinstance(w, widgets.HTML) else sum(
             (html_of(c) for c in getattr(w, "children", ())), [])
     shown, = html_of(box)
-    assert shown == "<pre>k &lt; 3 &amp; k &gt; 1</pre>"  # the learner reads "k < 3 & k > 1"
+    # the learner reads "k < 3 & k > 1"; then come the figure's words, escaped as well
+    assert shown.startswith("<pre>k &lt; 3 &amp; k &gt; 1</pre><p ")
 
 
 def test_attention_heatmap_labels_and_bad_shape():

@@ -343,11 +343,12 @@ WHOLE_DECK_JS = """() => {
     .map(e => e.tagName.toLowerCase() + (e.getAttribute('cell-index') || '')).slice(0, 5);
 }"""
 
-# Every live figure's image has a title (the figure in words) and it is its alt too
-LIVE_ALTS_JS = """() => [...document.querySelectorAll('img.live-figure-image')].every(
-  i => i.title.trim() !== '' && i.alt === i.title.trim())"""
-LIVE_ALTS_SEEN_JS = """() => [...document.querySelectorAll('img.live-figure-image')].map(
-  i => ({alt: i.alt.slice(0, 60), title: i.title.slice(0, 60)}))"""
+# Every live figure's image has the figure in words (course/live.py) as its alt
+LIVE_WORDS = "i.parentElement.querySelector(':scope > .live-figure-text .live-figure-words')"
+LIVE_ALTS_JS = f"""() => [...document.querySelectorAll('img.live-figure-image')].every(i => {{
+  const w = {LIVE_WORDS}; return !!w && w.textContent.trim() !== '' && i.alt === w.textContent.trim(); }})"""
+LIVE_ALTS_SEEN_JS = f"""() => [...document.querySelectorAll('img.live-figure-image')].map(i => {{
+  const w = {LIVE_WORDS}; return {{alt: i.alt.slice(0, 60), words: w ? w.textContent.slice(0, 60) : null}}; }})"""
 IN_PRESENT_SLIDE_JS = """(el) => { const s = el.closest('section');
   return !!s && s.classList.contains('present'); }"""
 
@@ -445,12 +446,12 @@ def test_presentation(name, present_server, browser):
         if lang != want_lang:
             problems.append(f"the deck's language is {lang!r}, not the notebook's {want_lang!r}")
         problems += a11y.image_alt_problems(page, f"{stem} slides")
-        if live_cells:   # a live image's alt is its title, the figure in words (course/live.py)
+        if live_cells:   # a live image's alt is the figure in words (course/live.py)
             try:
                 page.wait_for_function(LIVE_ALTS_JS, timeout=5_000)
             except Exception:   # noqa: BLE001 - reported with what the images have
-                problems.append(f"{stem} slides: a live figure's image has no title, or an alt "
-                                f"that is not its title: {page.evaluate(LIVE_ALTS_SEEN_JS)}")
+                problems.append(f"{stem} slides: a live figure's image has no words, or an alt "
+                                f"that is not its words: {page.evaluate(LIVE_ALTS_SEEN_JS)}")
         hidden = page.evaluate(WHOLE_DECK_JS)
         if hidden:
             problems.append(f"slides or images still hidden from axe-core: {hidden}")

@@ -786,7 +786,7 @@ def _kernel_draws(nb_path: Path, widget: int, live: str, wanted: dict) -> dict:
 def test_frames_are_what_the_kernel_draws(name, site_dir):
     """The page's controls are the kernel's (labels, values, default), and a sample of its frames
     is pixel for pixel what the kernel's live figure renders for the same values, told in the
-    same words (the frame's alt; the kernel's widget's title)."""
+    same words (the frame's alt; the words the kernel's widget writes after its text)."""
     import io
     import random
 
