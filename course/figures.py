@@ -25,12 +25,13 @@ import numpy as np
 from course.i18n import _, shown
 
 # The course's series colours: Okabe and Ito's palette (2008), made to stay apart under the
-# common colour-vision deficiencies (course/colour_check.py checks every figure), with its three
-# pale colours replaced: a line must stand out from the white background by 3:1 at least (WCAG
-# 2.1, 1.4.11 Non-text Contrast), which its yellow (1.4:1), orange (2.25:1) and sky blue (2.31:1)
-# do not. In their places a brown (#8A4B00, 6.8:1) and a navy (#1A237E, 13.2:1), picked so that
-# every two colours stay Delta E' 11.7 or more apart under each deficiency (the palette's own
-# closest pair, blue and bluish green; tests/test_colour_check.py). In the order of matplotlib's
+# common colour-vision deficiencies (course/colour_check.py checks every figure), without its
+# three pale colours: a line must stand out from the white background by 3:1 at least (WCAG 2.1,
+# 1.4.11 Non-text Contrast), which its yellow (1.4:1), orange (2.25:1) and sky blue (2.31:1) do
+# not. The yellow is left out; a brown (#8A4B00, 6.8:1) and a navy (#1A237E, 13.2:1) take the
+# places of the other two, picked so that every two colours stay Delta E' 11.7 or more apart
+# under each deficiency (the palette's own closest pair, blue and bluish green;
+# tests/test_colour_check.py). In the order of matplotlib's
 # default names: C0 blue, C1 brown (where matplotlib has orange), C2 green, C3 red (vermillion),
 # C4 purple (reddish purple); then navy and black.
 SERIES_COLOURS = ("#0072B2", "#8A4B00", "#009E73", "#D55E00", "#CC79A7", "#1A237E", "#000000")
