@@ -155,9 +155,8 @@ def with_controls(live: LiveFigure, **controls):
     Each control's name is the keyword passed to live.update(). The figure is
     shown in an ipywidgets.Image and the numbers in a <pre>, both replaced on
     every change; the first state is drawn immediately. After the numbers, hidden from the eye,
-    the figure in words (course.describe), kept up to date for a screen reader.
-    A SelectionSlider's own
-    readout is replaced by a read-only label (see _read_only_readout). Each control's
+    the figure in words (course.describe), kept up to date for a screen reader. A
+    SelectionSlider's own readout is replaced by a read-only label (see _read_only_readout). Each control's
     description and option labels are shown in the course's language (CONTROL_TEXTS).
     """
     import ipywidgets as widgets
@@ -196,7 +195,8 @@ VISUALLY_HIDDEN = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0
 
 def _in_words(fig, summary: str) -> str:
     """describe(fig), or the printed summary if the figure cannot be told (a slider move must
-    redraw the figure even then; tests/test_live.py checks the course's figures are told)."""
+    redraw the figure even then). Without the fallback, site/frames.py describes every frame of
+    every live figure of the course, so a figure describe() cannot tell fails the site build."""
     from course.describe import describe
 
     try:

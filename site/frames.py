@@ -11,9 +11,9 @@ with course.live.with_controls wrapped so that each call records its LiveFigure 
 before doing what it always does. Then, for every combination of the controls' values (or a
 documented subset, THIN), `live.render(**values)` gives the text and the PNG the kernel's widget
 shows, and course.describe the figure in words (the image's alt; the kernel's widget writes
-the same words, hidden, after its text); each PNG is stored, as lossless WebP (webp()), under its content's hash (identical
-frames are one file) and a manifest, frames.json, lists the controls (kind, label, values'
-labels, default) and the frames.
+the same words, hidden, after its text); each PNG is stored, as lossless WebP (webp()), under
+its content's hash (identical frames are one file) and a manifest, frames.json, lists the
+controls (kind, label, values' labels, default) and the frames.
 
     .venv/bin/python site/frames.py OUT_DIR NOTEBOOK [NOTEBOOK ...]   # OUT_DIR/{en,ja}/NN_topic/
 
@@ -255,7 +255,7 @@ def draw_notebook(path: Path, out: Path, key: str) -> dict:
             values = {c["name"]: c["values"][i] for c, i in zip(described, combo, strict=True)}
             frame.clear()
             text, _ = live.render(**values)
-            words = figure_in_words(live.fig)   # as the kernel's widget names its image
+            words = figure_in_words(live.fig)   # the words the kernel's widget writes too
             image = frame[0]
             size = size or list(live.fig.canvas.get_width_height())
             name = hashlib.sha256(image).hexdigest()[:20] + ".webp"
