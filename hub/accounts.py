@@ -6,6 +6,8 @@
     create_student / remove_student     a student (an-student-...) or the class's teacher
                                         (an-teacher-...): home of mode 700, password
     new_password                        a student's password, printed once to the teacher
+    limit_student_memory /              a student's own memory cgroup: all their server's
+      remove_student_memory               processes together, under one limit (libcgroup)
     pids_of_uid, _stop_uid              every process of a user, and stopping them by pid
     listening_sockets                   the TCP ports a user's processes listen on
 
@@ -18,6 +20,7 @@ Standard library only, like hubctl.py.
 from __future__ import annotations
 
 import contextlib
+import grp
 import os
 import pwd
 import secrets
@@ -34,6 +37,11 @@ HUB_USER_PREFIX = "an-hub-"             # the service user the hub and its proxy
 HUB_USER_COMMENT = "attention-notebooks hub service user (removable)"
 CLASS_GROUP_PREFIX = "an-class-"        # the students' group: whom the hub may start servers as
 SUDOERS_DIR = Path("/etc/sudoers.d")
+# Each student's own memory cgroup (cgroup v1's memory controller): memory:<parent>/<student>.
+# jupyterhub_config.py passes the parent's name to sudospawner-singleuser, which starts the
+# student's server in it.
+CGROUP_PARENT = "attention-notebooks"
+CGROUP_MEMORY = Path("/sys/fs/cgroup/memory")
 
 
 def new_password() -> str:
@@ -91,13 +99,14 @@ def remove_hub_user(name: str, group: str) -> None:
 
 
 def create_student(name: str, trust: list[Path] = (), group: str | None = None,
-                   password: str | None = None) -> Path:
+                   password: str | None = None, memory: int | None = None) -> Path:
     """A Unix user `name` (starts with an-student-, or an-teacher- for the class's teacher: a
     member of the class with a server of their own like every student) whose home only they can
     read.
 
     `group`: the class (create_hub_user's group), whose members the hub may start servers as;
-    `password`: the student's Unix password (the hub's PAM login).
+    `password`: the student's Unix password (the hub's PAM login);
+    `memory`: bytes for all their processes together (limit_student_memory), or no such limit.
 
     `trust`: local repositories (owned by root) the student may clone: git refuses a repository
     owned by another user ("dubious ownership") unless the student's ~/.gitconfig lists it.
@@ -115,11 +124,85 @@ def create_student(name: str, trust: list[Path] = (), group: str | None = None,
     entry = pwd.getpwnam(name)
     home = Path(entry.pw_dir)
     home.chmod(0o700)  # Debian's useradd makes 755 homes: every student could read the others'
+    if memory is not None:
+        try:
+            limit_student_memory(name, memory)
+        except BaseException:  # no half-made student: the caller only removes what it got back
+            subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
+            raise
     if trust:
         gitconfig = home / ".gitconfig"
         gitconfig.write_text("[safe]\n" + "".join(f"\tdirectory = {p}\n" for p in trust))
         os.chown(gitconfig, entry.pw_uid, entry.pw_gid)
     return home
+
+
+def memory_cgroup(name: str) -> Path:
+    """The folder of `name`'s memory cgroup (it may not exist)."""
+    return CGROUP_MEMORY / CGROUP_PARENT / name
+
+
+def limit_student_memory(name: str, limit_bytes: int) -> Path:
+    """A memory cgroup of the student's own, `limit_bytes` for all their processes together.
+
+    Made (or its limit changed) with libcgroup's cgcreate and cgset (Debian package
+    cgroup-tools). Root owns the cgroup and its limit; the student owns only its `tasks` file,
+    so that sudospawner-singleuser, running as the student, can start their server in it (cgexec).
+    Every kernel of that server is in it too. Beyond the limit the kernel's OOM killer stops the
+    largest process of this cgroup (a kernel: the server itself is smaller), and no process of
+    anyone else. The student cannot raise the limit, make a cgroup below it or leave it (every
+    other cgroup's `tasks` is root's). Swap is counted too where the machine accounts it
+    (memory.memsw). A cgroup v1 folder lives until reboot: make it again after one
+    (`sudo python3 dev.py hub --limit-memory ...`, hub/README.md).
+    """
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        raise ValueError(f"name={name!r}: no such Unix user") from None
+    if entry.pw_uid == 0:
+        raise ValueError(f"name={name!r}: root is no student")
+    if limit_bytes < 64 * 2**20:
+        raise ValueError(f"limit_bytes={limit_bytes}: a student's server needs far more than "
+                         "64 MiB (about 335 MiB with a kernel)")
+    if not CGROUP_MEMORY.is_dir():
+        raise RuntimeError(f"{CGROUP_MEMORY} is not mounted: no cgroup v1 memory controller on "
+                           "this machine (hub/README.md, 'Limits')")
+    path = memory_cgroup(name)
+    owner = f"{name}:{grp.getgrgid(entry.pw_gid).gr_name}"   # cgcreate takes names, not ids
+    made = subprocess.run(["cgcreate", "-a", "root:root", "-t", owner, "-g",
+                           f"memory:{CGROUP_PARENT}/{name}"], capture_output=True, text=True)
+    # cgcreate 2.0 exits 0 even when it made nothing ("can't find uid of user ..."): look
+    tasks = path / "tasks"
+    if made.returncode or not tasks.exists() or tasks.stat().st_uid != entry.pw_uid \
+            or (path / "memory.limit_in_bytes").stat().st_uid != 0:
+        raise RuntimeError(f"cgcreate did not make {path} with its tasks file {name}'s and its "
+                           f"limit root's: {made.stdout}{made.stderr}".strip())
+    swap = path / "memory.memsw.limit_in_bytes"
+    settings = [("memory.limit_in_bytes", limit_bytes)]
+    if swap.exists():  # memsw >= limit: lower memsw last, raise it first
+        now = int((path / "memory.limit_in_bytes").read_text())
+        pair = [("memory.memsw.limit_in_bytes", limit_bytes), *settings]
+        settings = pair if limit_bytes > now else [*settings, pair[0]]
+    for key, value in settings:
+        out = subprocess.run(["cgset", "-r", f"{key}={value}", f"{CGROUP_PARENT}/{name}"],
+                             capture_output=True, text=True)
+        got = int((path / key).read_text())
+        if got != value:  # the kernel rounds to whole pages; a limit it refused stays as it was
+            page = os.sysconf("SC_PAGE_SIZE")
+            if out.returncode or got != value // page * page:
+                raise RuntimeError(f"cgset could not set {key}={value} on {path} (it is {got}): "
+                                   f"{out.stdout}{out.stderr}".strip())
+    return path
+
+
+def remove_student_memory(name: str) -> None:
+    """The student's memory cgroup, once nothing runs in it (libcgroup's cgdelete); the parent
+    too when no other student's is left."""
+    if memory_cgroup(name).exists():
+        subprocess.run(["cgdelete", "-g", f"memory:{CGROUP_PARENT}/{name}"], check=True,
+                       capture_output=True, text=True)
+    with contextlib.suppress(OSError):  # another class's students are still in it
+        (CGROUP_MEMORY / CGROUP_PARENT).rmdir()
 
 
 def pids_of_uid(uid: int) -> list[int]:
@@ -159,6 +242,7 @@ def remove_student(name: str) -> None:
     if not name.startswith((STUDENT_PREFIX, TEACHER_PREFIX)) or entry.pw_gecos != STUDENT_COMMENT:
         raise ValueError(f"refusing to remove {name!r}: not a user this file created")
     _stop_uid(entry.pw_uid)
+    remove_student_memory(name)
     subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
     with contextlib.suppress(KeyError):
         pwd.getpwnam(name)

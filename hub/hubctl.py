@@ -65,6 +65,20 @@ TEACHER_SERVER_ONLY = ("nbgrader.server_extensions.formgrader",
                        "nbgrader.server_extensions.course_list")
 TEACHER_TURNS_ON = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment")
 MEM_LIMIT = str(2 * 2**30)  # bytes per process of a student's server (hub/README.md, "Limits")
+STUDENT_MEMORY = "1.5G"     # all of one student's processes together (hub/README.md, "Limits")
+
+
+def size_bytes(size: str) -> int:
+    """'1.5G', '512M', '1600000000' -> bytes (a ValueError names anything else)."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    text = size.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        value = float(text[:-1]) * units[text[-1]] if text[-1:] in units else float(text)
+    except (ValueError, IndexError):
+        raise ValueError(f"size={size!r}: give bytes or a size such as 1.5G or 800M") from None
+    if not value > 0:
+        raise ValueError(f"size={size!r}: must be more than 0")
+    return int(value)
 
 
 def is_root() -> bool:
@@ -300,9 +314,14 @@ def problems() -> list[str]:
             found.append(f"{have} is missing or outdated: run `python3 dev.py hub --setup`")
     for tool, package in (("useradd", "passwd"), ("userdel", "passwd"), ("groupadd", "passwd"),
                           ("chpasswd", "passwd"), ("sudo", "sudo"), ("visudo", "sudo"),
-                          ("prlimit", "util-linux")):
+                          ("prlimit", "util-linux"), ("cgcreate", "cgroup-tools"),
+                          ("cgset", "cgroup-tools"), ("cgexec", "cgroup-tools"),
+                          ("cgdelete", "cgroup-tools")):
         if not shutil.which(tool):
             found.append(f"{tool} not found (Debian package {package})")
+    if not accounts.CGROUP_MEMORY.is_dir():
+        found.append(f"{accounts.CGROUP_MEMORY} is not mounted: each student's memory limit needs "
+                     "cgroup v1's memory controller (hub/README.md, 'Limits')")
     return found
 
 
@@ -397,7 +416,8 @@ class Hub(LocalServer):
                    AN_HUB_USERS=",".join(self.users), AN_HUB_AUTHENTICATOR="pam",
                    AN_HUB_COURSE_FOLDER=COURSE_FOLDER, HOME=str(self.state), USER=self.hub_user,
                    LOGNAME=self.hub_user)
-        env.update({"AN_HUB_MEM_LIMIT": MEM_LIMIT, **self.settings})
+        env.update({"AN_HUB_MEM_LIMIT": MEM_LIMIT, "AN_HUB_STUDENT_CGROUP": accounts.CGROUP_PARENT,
+                    **self.settings})
         env["PATH"] = os.pathsep.join([str(self.env / "bin"), env.get("PATH", "/usr/bin:/bin")])
         return env
 
@@ -469,6 +489,7 @@ def _trial(args) -> int:
     reasons = problems()
     if reasons:
         raise SystemExit("cannot start the class hub: " + "; ".join(reasons))
+    memory = _student_memory(args)
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-trial-"))
     tmp.chmod(0o755)  # the students clone the course from here
     names = [f"{accounts.STUDENT_PREFIX}{k}" for k in range(1, args.students + 1)]
@@ -490,7 +511,8 @@ def _trial(args) -> int:
         accounts.create_hub_user(hub_user, group, env)
         hub_user_made = True
         for name in [*names, teacher]:
-            accounts.create_student(name, trust=[tmp / "course.git"], group=group, password=passwords[name])
+            accounts.create_student(name, trust=[tmp / "course.git"], group=group,
+                                    password=passwords[name], memory=memory)
             created.append(name)
         course = setup_teacher(teacher)
         make_exchange(tmp / "exchange", teacher)
@@ -499,6 +521,8 @@ def _trial(args) -> int:
         hub.start()
         link = course_link(hub.url, repo)
         print(f"\nJupyterHub is running on {hub.url} as the user {hub_user} (log: {hub.log_path}).\n"
+              f"Each student's processes together may use {args.student_memory} of memory, each "
+              f"process {int(MEM_LIMIT) / 2**30:g}G of address space (hub/README.md, Limits).\n"
               "Each student's login (printed only now; PAM checks the Unix password):\n"
               + "".join(f"  {name}  {passwords[name]}\n" for name in names)
               + f"The teacher's login, for the graded track (nbgrader's formgrader):\n"
@@ -531,6 +555,33 @@ def _trial(args) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _student_memory(args) -> int:
+    try:
+        return size_bytes(args.student_memory)
+    except ValueError as exc:
+        raise SystemExit(f"--student-memory: {exc}") from None
+
+
+def limit_memory(args) -> int:
+    """--limit-memory USER ...: each user's own memory cgroup, made or its limit changed."""
+    if not is_root():
+        raise SystemExit("--limit-memory needs root (the cgroups are root's)")
+    memory = _student_memory(args)
+    for tool in ("cgcreate", "cgset"):
+        if not shutil.which(tool):
+            raise SystemExit(f"{tool} not found: install the Debian package cgroup-tools")
+    for name in args.limit_memory:
+        try:
+            path = accounts.limit_student_memory(name, memory)
+        except (ValueError, RuntimeError) as exc:
+            raise SystemExit(f"--limit-memory: {exc}") from None
+        print(f"{name}: all their processes on the hub together may use {args.student_memory} "
+              f"({path})")
+    print("A cgroup lasts until the machine restarts: run this again after a reboot, before "
+          "the hub starts.")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python3 dev.py hub", description=__doc__.splitlines()[0])
     ap.add_argument("--setup", action="store_true", help="set up the hub's venv and proxy, then exit")
@@ -547,6 +598,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--exchange", type=Path, default=Path(os.environ.get(
         "AN_NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")), help="--teacher: nbgrader's exchange "
         "folder (default: AN_NBGRADER_EXCHANGE, else /srv/nbgrader/exchange)")
+    ap.add_argument("--limit-memory", nargs="+", metavar="USER", help="give each Unix user USER "
+                    "(a student of the hub) a memory cgroup of their own, limited to "
+                    "--student-memory for all their processes together, then exit (root; again "
+                    "after every reboot)")
+    ap.add_argument("--student-memory", default=STUDENT_MEMORY, metavar="SIZE",
+                    help=f"memory for all of one student's processes together (default "
+                         f"{STUDENT_MEMORY}): the trial's students and --limit-memory")
     ap.add_argument("--hub-url", default="http://127.0.0.1:8000", help="--link: the hub's address")
     ap.add_argument("--repo", help="--link: the course's git URL (default: the origin remote)")
     ap.add_argument("--branch", default="main", help="--link: the branch (default main)")
@@ -559,6 +617,8 @@ def main(argv: list[str]) -> int:
                   file=sys.stderr)
         print(course_link(args.hub_url, repo, args.branch, args.link or None))
         return 0
+    if args.limit_memory:
+        return limit_memory(args)
     if args.teacher:
         if not is_root():
             raise SystemExit("--teacher needs root (the teacher's home, the exchange folder)")

@@ -18,7 +18,11 @@ What it sets up:
   as that student, through one sudoers rule (`python3 dev.py hub` writes it; hub/README.md);
 - each student is a Unix user of their own: their server and kernels run as that user, in a home
   folder only they can read (mode 700);
-- limits: every process of a student's server (the server, each kernel) may map at most
+- limits: all of a student's processes together (the server, every kernel) use at most the
+  limit of their own memory cgroup, memory:AN_HUB_STUDENT_CGROUP/<student>, which root makes for
+  each student (`sudo python3 dev.py hub --limit-memory ...`); without one the student's server
+  does not start, and without the parent the hub does not (AN_HUB_STUDENT_CGROUP empty: no such
+  limit). Beyond it the largest of them, a kernel, is stopped. And every process may map at most
   AN_HUB_MEM_LIMIT (RLIMIT_AS: an allocation beyond it raises MemoryError in that kernel alone);
   jupyterhub-idle-culler stops a server idle for AN_HUB_CULL_IDLE_S seconds;
 - the graded track: nbgrader's exchange at AN_NBGRADER_EXCHANGE (hub/nbgrader_config.py);
@@ -38,6 +42,7 @@ ENV = Path(os.environ.get("AN_HUB_ENV", sys.prefix))  # the students' environmen
 STATE = Path(os.environ.get("AN_HUB_STATE", ".")).resolve()  # db, cookie secret, pid files
 COURSE_FOLDER = os.environ.get("AN_HUB_COURSE_FOLDER", "attention-notebooks")
 MEM_LIMIT = os.environ.get("AN_HUB_MEM_LIMIT", "2G")          # per process of a student's server
+STUDENT_CGROUP = os.environ.get("AN_HUB_STUDENT_CGROUP", "attention-notebooks")  # per student
 CULL_IDLE_S = int(os.environ.get("AN_HUB_CULL_IDLE_S", "3600"))  # a lecture's length
 CULL_EVERY_S = int(os.environ.get("AN_HUB_CULL_EVERY_S", str(max(1, min(300, CULL_IDLE_S // 2)))))
 
@@ -93,19 +98,25 @@ sys.path.insert(0, str(HERE))
 c.JupyterHub.spawner_class = "classspawner.ClassSudoSpawner"
 c.SudoSpawner.sudospawner_path = str(ENV / "bin" / "sudospawner")
 
+from accounts import CGROUP_MEMORY  # noqa: E402  (beside this file: /sys/fs/cgroup/memory)
+from hubctl import size_bytes  # noqa: E402  ('2G' -> bytes)
 
-def _bytes(size: str) -> int:
-    """'2G', '512M', '1500000000' -> bytes."""
-    units = {"K": 2**10, "M": 2**20, "G": 2**30}
-    size = size.strip().upper().removesuffix("B").removesuffix("I")
-    return int(float(size[:-1]) * units[size[-1]]) if size[-1] in units else int(size)
-
+# Each student's memory cgroup is root's to make (hub/accounts.py); the hub only checks that the
+# class's parent cgroup is there, and sudospawner-singleuser that the student's own is.
+if STUDENT_CGROUP and not (CGROUP_MEMORY / STUDENT_CGROUP).is_dir():
+    raise SystemExit(
+        f"attention-notebooks: refusing to start a class hub: no memory cgroup "
+        f"{CGROUP_MEMORY / STUDENT_CGROUP} for the students' limits. Make every student's with "
+        "`sudo python3 dev.py hub --limit-memory USER ...` (cgroup v1's memory controller, "
+        "Debian package cgroup-tools), or set AN_HUB_STUDENT_CGROUP= (empty) to limit each "
+        "process only. See hub/README.md, 'Limits'.")
 
 c.Spawner.environment = {
     # `python`, `pip` and `jupyter` in a student's terminal and `!pip` in a notebook: the course env
     "PATH": os.pathsep.join([str(ENV / "bin"), "/usr/local/bin", "/usr/bin", "/bin"]),
     # read by sudospawner-singleuser
-    "AN_HUB_MEM_LIMIT_BYTES": str(_bytes(MEM_LIMIT)),
+    "AN_HUB_MEM_LIMIT_BYTES": str(size_bytes(MEM_LIMIT)),
+    "AN_HUB_STUDENT_CGROUP": STUDENT_CGROUP,
     "AN_HUB_COURSE_FOLDER": COURSE_FOLDER,
 }
 # The graded track's exchange (hub/nbgrader_config.py reads it; /srv/nbgrader/exchange if unset)

@@ -40,7 +40,8 @@ def _hub_class(hubctl, accounts, students, n: int) -> dict:
         hub_user_made = True
         for name in names:
             accounts.create_student(name, trust=[tmp / "course.git"], group=group,
-                                  password=passwords[name])
+                                    password=passwords[name],
+                                    memory=hubctl.size_bytes(hubctl.STUDENT_MEMORY))
             created.append(name)
         hub = hubctl.Hub(tmp / "state", names, hub_user)
         hub.start()

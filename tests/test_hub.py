@@ -28,9 +28,11 @@ comm. The tests then check:
 - a term's safety: A's password does not log in as B; A's session (every cookie it holds)
   cannot reach B's files, kernels, kernel websocket or server through the server's or the hub's
   API (each request also sent for A's own server, where it must succeed); a runaway kernel gets
-  MemoryError at the limit while B's kernel answers within 1 s; a second hub with a 10 s idle
-  time culls an idle server; no hub process (hub, proxy, culler) runs as root or in group root;
-  the configuration refuses to start without a login of one's own;
+  MemoryError at the per-process limit while B's kernel answers within 1 s; two kernels of A
+  that together pass A's own memory limit (A's cgroup) lose the runaway one, which JupyterLab
+  is told has died, while A's other kernel, A's server and B's kernel keep answering; a second
+  hub with a 10 s idle time culls an idle server; no hub process (hub, proxy, culler) runs as
+  root or in group root; the configuration refuses to start without a login of one's own;
 - the graded track (nbgrader's exchange, hub/nbgrader_config.py): a teacher of the same class
   releases an assignment from the formgrader in their own server; both students fetch it,
   answer and submit through JupyterLab's Assignments panel (its REST API); the teacher collects,
@@ -128,6 +130,8 @@ def classroom():
         for name in [*names, browser_student, teacher]:
             accounts.create_student(name, trust=[bare], group=group, password=passwords[name])
             created.append(name)
+        # each one's memory cgroup, by the command hub/README.md gives a teacher
+        assert hubctl.main(["--limit-memory", *created]) == 0
         homes = {n: Path(pwd.getpwnam(n).pw_dir) for n in names}
         uids = {n: pwd.getpwnam(n).pw_uid for n in names}
         exchange = tmp / "exchange"   # the teacher's ~/.jupyter and the exchange, as on a server
@@ -200,11 +204,13 @@ def classroom():
             leftovers = {n: accounts.pids_of_uid(pwd.getpwnam(n).pw_uid) for n in created}
             leftovers["hub/proxy"] = [p for p in hub_pids if _alive(p)]
         for name in created:
-            accounts.remove_student(name)   # also stops what was left, by pid
+            accounts.remove_student(name)   # also stops what was left, by pid, and its cgroup
         if hub_user_made:
             accounts.remove_hub_user(hub_user, group)
         shutil.rmtree(tmp, ignore_errors=True)
     gone = [n for n in [*created, hub_user] if _user_exists(n)]
+    cgroups = [n for n in created if accounts.memory_cgroup(n).exists()]
+    assert not cgroups, f"memory cgroups left behind: {cgroups}"
     assert not (accounts.SUDOERS_DIR / hub_user).exists(), "the sudoers rule was left behind"
     assert not gone, f"users not removed: {gone}"
     assert not any(leftovers.values()), f"processes left running after the hub stopped: {leftovers}"
@@ -511,9 +517,97 @@ def test_a_runaway_kernel_hits_the_limit_while_another_answers(classroom):
     assert done["status"] == "error" and any("MemoryError" in o for o in done["out"]), done
     assert after_status == "ok", after_out  # A's kernel lives on, with its other variables
     assert 0 < int(after_out[0]) * 64 < limit / 2**20, after_out
+    peak = int((accounts.memory_cgroup(one) / "memory.max_usage_in_bytes").read_text())
     print(f"\nrunaway kernel stopped after {done['s']:.1f} s at {int(after_out[0]) * 64} MiB "
-          f"(limit {limit / 2**30:.1f} GiB); B's kernel answered {len(pings)} times, slowest "
-          f"{max(pings) * 1e3:.0f} ms")
+          f"(limit {limit / 2**30:.1f} GiB; A's processes at most {peak / 2**20:.0f} MiB "
+          f"together); B's kernel answered {len(pings)} times, slowest {max(pings) * 1e3:.0f} ms")
+    assert len(pings) >= 1 and max(pings) < 1.0, pings
+
+
+# Each kernel of A stays under the per-process limit; together they pass A's own (A's cgroup).
+HOLD_MIB = 256
+
+
+def _cgroup_of(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return path
+    return ""
+
+
+def test_a_students_kernels_together_hit_their_own_limit(classroom):
+    import threading
+
+    one, two = classroom.names
+    hub = classroom.hub
+    cgroup = accounts.memory_cgroup(one)
+    limit = int((cgroup / "memory.limit_in_bytes").read_text())
+    assert limit == hubctl.size_bytes(hubctl.STUDENT_MEMORY), limit
+    kills_before = int(dict(line.split() for line in
+                            (cgroup / "memory.oom_control").read_text().splitlines())["oom_kill"])
+    a = students.Student(hub.url, one, classroom.passwords[one])
+    a2 = students.Student(hub.url, one, classroom.passwords[one])  # A's second notebook and kernel
+    b = students.Student(hub.url, two, classroom.passwords[two])
+    pings: list[float] = []
+    try:
+        for s, path in ((a, NOTEBOOK), (a2, "notebooks/00_start_here.ipynb"), (b, NOTEBOOK)):
+            s.login()
+            s.open_link(classroom.link)
+            s.open_notebook(f"{hubctl.COURSE_FOLDER}/{path}")
+        assert a.kernel_id != a2.kernel_id
+        status, out = a.execute(f"import numpy as np, os\nhold = np.ones({HOLD_MIB} * 2**17)\n"
+                                "print('PID', os.getpid())")
+        assert status == "ok", out
+        pid = int("".join(out).split()[1])
+        _, out = a2.execute("import os; print('PID', os.getpid())")
+        pid2 = int("".join(out).split()[1])
+        in_cgroups = {p: _cgroup_of(p) for p in (pid, pid2)}
+        done: dict = {}
+
+        def run_away():  # A's second kernel allocates until it is stopped
+            t0 = time.perf_counter()
+            msg_id = a2._send("shell", "execute_request", {
+                "code": RUNAWAY, "silent": False, "store_history": True, "user_expressions": {},
+                "allow_stdin": False, "stop_on_error": True})
+            try:
+                end = a2._wait(lambda m: (m["msg_type"] == "status" and m["content"][
+                    "execution_state"] in ("restarting", "dead")) or (
+                    m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "error"))
+                done["end"] = (end["msg_type"], end["content"].get("execution_state")
+                               or end["content"].get("ename"))
+            except Exception as exc:  # reported by the asserts below
+                done["end"] = ("raised", repr(exc))
+            done["s"] = time.perf_counter() - t0
+
+        runner = threading.Thread(target=run_away)
+        runner.start()
+        while runner.is_alive() or not pings:
+            t0 = time.perf_counter()
+            status, out = b.execute("print(6 * 7)")
+            assert status == "ok" and "".join(out) == "42\n", out
+            pings.append(time.perf_counter() - t0)
+        runner.join()
+        after_status, after_out = a.execute("print(hold.size // 2**17)")
+        server = a.api("GET", "/api/status")
+    finally:
+        for s in (a, a2, b):
+            s.close()
+    kills = int(dict(line.split() for line in
+                     (cgroup / "memory.oom_control").read_text().splitlines())["oom_kill"])
+    expected = f"/{accounts.CGROUP_PARENT}/{one}"
+    assert in_cgroups == {pid: expected, pid2: expected}, in_cgroups
+    # the runaway kernel was stopped (JupyterLab hears "restarting": its dialog says the kernel
+    # died), not given a MemoryError: it stayed under the per-process limit
+    assert done["end"] == ("status", "restarting"), done
+    assert not Path(f"/proc/{pid2}").exists() or _alive(pid2) is False, "the runaway kernel lives"
+    assert kills > kills_before, (kills_before, kills)
+    assert after_status == "ok" and after_out == [f"{HOLD_MIB}\n"], after_out  # A's other kernel
+    assert server.status_code == 200, server.status_code                      # and A's server
+    peak = int((cgroup / "memory.max_usage_in_bytes").read_text())
+    print(f"\nA's runaway kernel stopped after {done['s']:.1f} s, A's processes at most "
+          f"{peak / 2**20:.0f} MiB together (limit {limit / 2**20:.0f} MiB); B's kernel answered "
+          f"{len(pings)} times, slowest {max(pings) * 1e3:.0f} ms")
     assert len(pings) >= 1 and max(pings) < 1.0, pings
 
 
@@ -558,6 +652,30 @@ def test_a_hub_without_a_login_of_ones_own_is_refused(classroom):
         assert out.returncode != 0, out.stdout[-2000:]
         assert "refusing to start a class hub" in out.stderr and "AN_HUB_AUTHENTICATOR=pam" in out.stderr, \
             out.stderr[-2000:]
+
+
+
+def test_no_students_cgroup_no_server_and_no_parent_no_hub(classroom):
+    """The hook starts a student's server only in their own cgroup; the hub needs the parent."""
+    one = classroom.names[0]
+    hook = hubctl.env_dir() / "bin" / hubctl.WRAPPER.name
+    missing = f"{accounts.CGROUP_PARENT}-missing-{secrets.token_hex(3)}"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(classroom.homes[one]),
+           "AN_HUB_MEM_LIMIT_BYTES": str(2**31)}
+    runs = {}
+    for parent in (accounts.CGROUP_PARENT, missing):
+        runs[parent] = subprocess.run(
+            ["sudo", "-u", one, "env", f"AN_HUB_STUDENT_CGROUP={parent}", *(
+                f"{k}={v}" for k, v in env.items()), str(hook), "--version"],
+            capture_output=True, text=True, timeout=120, cwd="/")
+    ok, refused = runs[accounts.CGROUP_PARENT], runs[missing]
+    assert ok.returncode == 0 and ok.stdout.strip(), (ok.stdout, ok.stderr)  # jupyterhub-singleuser
+    assert refused.returncode == 1 and "--limit-memory" in refused.stderr, refused.stderr
+    hub_env = {**classroom.hub.environ(), "AN_HUB_STUDENT_CGROUP": missing}
+    out = subprocess.run([str(hubctl.env_dir() / "bin" / "jupyterhub"), "-f", str(hubctl.CONFIG)],
+                         env=hub_env, cwd=classroom.tmp, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "refusing to start a class hub" in out.stderr \
+        and "--limit-memory" in out.stderr, out.stderr[-2000:]
 
 
 CULL_IDLE_S = 10
