@@ -688,7 +688,9 @@ def test_an_idle_server_is_culled(classroom):
     password = accounts.new_password()
     hub = None
     try:
-        accounts.create_student(name, trust=[classroom.bare], group=classroom.group, password=password)
+        accounts.create_student(name, trust=[classroom.bare], group=classroom.group,
+                                password=password,
+                                memory=hubctl.size_bytes(hubctl.STUDENT_MEMORY))
         uid = pwd.getpwnam(name).pw_uid
         hub = hubctl.Hub(classroom.tmp / "state-cull", [name], classroom.hub_user,
                          settings={"AN_HUB_CULL_IDLE_S": str(CULL_IDLE_S), "AN_HUB_CULL_EVERY_S": "2"})
