@@ -23,6 +23,12 @@ Two rules:
   values a quarter to three quarters of the way from the middle to an end. A map of a few listed
   colours is checked as series, and the colour of masked cells (``cmap.set_bad``), where the
   image has some, must stay MIN_DELTA_E away from every colour of the map.
+- **Contrast** (WCAG 2.1, 1.4.11, AA). Every line and every marker drawn (a translucent one as it
+  looks on the panel's background), every outline of an unfilled shape and every point of a
+  scatter drawn in one colour must reach MIN_CONTRAST (3:1) against the panel's background, as
+  a graphical object a reader needs must. Greys too: a reference line or a guide is read as much
+  as a series is. Filled areas (bars, spans, boxes) are not checked: their edges or labels carry
+  them, and a pale span behind the data is meant to recede.
 
 MIN_DELTA_E = 10: the Okabe-Ito palette, made for these deficiencies, keeps every pair of its
 colours at 11 or more (the course's, course.figures.SERIES_COLOURS, with its pale colours
@@ -45,6 +51,7 @@ import numpy as np
 
 ENV = "COURSE_CHECK_COLOURS"
 MIN_DELTA_E = 10.0
+MIN_CONTRAST = 3.0       # WCAG 2.1, 1.4.11: a graphical object against what is around it
 DEFICIENCIES = ("protanomaly", "deuteranomaly", "tritanomaly")   # at severity 100: -opia
 NAMES = {"protanomaly": "protanopia", "deuteranomaly": "deuteranopia",
          "tritanomaly": "tritanopia", None: "normal vision"}
@@ -229,6 +236,70 @@ def _map_problems(mappable, where: str) -> list[str]:
     return out
 
 
+def luminance(rgb) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour (components 0-1)."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3]]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a, b) -> float:
+    """WCAG 2.1's contrast ratio of two sRGB colours, 1 to 21."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _on(rgba, background) -> tuple:
+    r, g, b, a = rgba
+    return tuple(a * c + (1.0 - a) * bg for c, bg in zip((r, g, b), background, strict=True))
+
+
+def _contrast_problems(ax, where: str) -> list[str]:
+    """Lines, markers, outlines and one-colour scatter points below MIN_CONTRAST against the
+    panel's background."""
+    from matplotlib.collections import Collection
+    from matplotlib.colors import to_rgba
+
+    background = to_rgba(ax.get_facecolor())[:3]
+    found: dict[tuple, str] = {}
+
+    def look(colour, alpha, what):
+        if colour is None or (isinstance(colour, str) and colour.lower() == "none"):
+            return
+        rgba = to_rgba(colour, alpha)
+        if rgba[3] > 0:
+            rgb = tuple(round(c, 4) for c in _on(rgba, background))
+            if contrast(rgb, background) < MIN_CONTRAST:
+                found.setdefault(rgb, what)
+
+    for line in ax.get_lines():
+        if not line.get_visible():
+            continue
+        what = f"line {line.get_label()!r}"
+        if _drawn_as(line.get_linestyle()) is not None:
+            look(line.get_color(), line.get_alpha(), what)
+        if _drawn_as(line.get_marker()) is not None:
+            face = line.get_markerfacecolor()
+            edge = line.get_markeredgecolor()
+            # a marker is seen by its face, or by its edge where the face is empty
+            look(edge if face is None or str(face).lower() == "none" else face,
+                 line.get_alpha(), what)
+    for patch in ax.patches:
+        if patch.get_visible() and not patch.get_fill():
+            look(patch.get_edgecolor(), None, f"outline {patch.get_label()!r}")
+    for coll in ax.collections:
+        if not isinstance(coll, Collection) or not coll.get_visible() \
+                or coll.get_array() is not None:
+            continue
+        faces = np.atleast_2d(coll.get_facecolor())
+        lines = type(coll).__name__ == "LineCollection"
+        colours = np.atleast_2d(coll.get_edgecolor()) if lines else faces
+        if len(colours) == 1 and colours.shape[1] == 4:   # a series of one colour
+            look(tuple(colours[0]), None, f"{type(coll).__name__} {coll.get_label()!r}")
+    return [f"{where}: {what} {_hex(rgb)} has contrast {contrast(rgb, background):.2f}:1 "
+            f"against the panel's background (at least {MIN_CONTRAST:.0f}:1)"
+            for rgb, what in found.items()]
+
+
 def problems(fig) -> list[str]:
     """Where fig's colours stop telling things apart under a colour-vision deficiency."""
     out = []
@@ -238,6 +309,7 @@ def problems(fig) -> list[str]:
         where = f"panel {k + 1} ({ax.get_title() or 'untitled'})"
         out += _pair_problems(_series_colours(ax), where)
         out += _look_alike_lines(ax, where)
+        out += _contrast_problems(ax, where)
         for m in [*ax.images, *(c for c in ax.collections if c.get_array() is not None)]:
             out += _map_problems(m, where)
     return out

@@ -342,6 +342,14 @@ def _axis_label(ax, which: str) -> str:
     return ""
 
 
+def _with_letter(label: str, letter: str) -> str:
+    """An axis's label and the letter that stands for it: "training step (x)"; or the letter."""
+    if not label or label.strip() == letter:
+        return letter
+    # Translators: an axis's label and the letter (x or y) that the numbers after it use
+    return _("{label} ({letter})").format(label=label, letter=letter)
+
+
 LOG_SCALES = {("x",): N_(" (x on a log scale)"), ("y",): N_(" (y on a log scale)"),
               ("x", "y"): N_(" (x and y on log scales)")}
 
@@ -350,7 +358,8 @@ def _curves_text(ax, curves, detail: int) -> str:
     xlabel, ylabel = _axis_label(ax, "x"), _axis_label(ax, "y")
     head = ""
     if xlabel or ylabel:
-        head = _("{y} against {x}").format(y=ylabel or "y", x=xlabel or "x")
+        # each axis named with the letter the numbers after it use ("at x = 0")
+        head = _("{y} against {x}").format(y=_with_letter(ylabel, "y"), x=_with_letter(xlabel, "x"))
         scales = tuple(a for a, s in (("x", ax.get_xscale()), ("y", ax.get_yscale()))
                        if s == "log")
         said = f"{xlabel} {ylabel}".lower()

@@ -114,7 +114,7 @@ def convex_hull_figure(V, O):
     fig, ax = fixed_subplots(widths=height * (x1 - x0) / (y1 - y0), heights=height, left=0.8,
                              right=3.0, bottom=0.7, top=0.75)
     ax.fill(hull[:, 0], hull[:, 1], color="C0", alpha=0.15, label=_("convex hull of the values"))
-    ax.scatter(O[:, 0], O[:, 1], s=8, color="C1", alpha=0.6,
+    ax.scatter(O[:, 0], O[:, 1], s=8, color="C1", alpha=0.8,  # 3:1 on white at least
                label=_(r"attention outputs $o_i = \sum_j a_{ij} v_j$"))
     ax.scatter(V[:, 0], V[:, 1], s=90, color="C0", edgecolor="k", zorder=3,
                label=_(r"value vectors $v_j$"))
@@ -180,7 +180,7 @@ def ffn_1d_figure(xs, hinges, output, corners):
                 label=_("unit {j}: ReLU(x w1_{j} + b1_{j}) · w2_{j}").format(j=j))
     ax.plot(xs, output, color="k", lw=3, label=_("FFN(x) = sum of units + b_2"))
     for xk in _in_range(corners, xs[0], xs[-1]):
-        ax.axvline(xk, color="0.6", lw=0.8, ls=":")
+        ax.axvline(xk, color="0.5", lw=0.8, ls=":")
     ax.set_xlabel(_("input x (d_model = 1)"))
     ax.set_ylabel(_("output"))
     ax.set_title(_("FFN on a 1-D input: piecewise linear, bent where a unit switches (dotted)"),
@@ -219,7 +219,7 @@ class LiveFFN1D(LiveFigure):
         ys = ac.feed_forward(xs[:, None], f.W_1, f.b_1, f.W_2, f.b_2)[:, 0]
         ax_f.plot(xs, ys, color="k", lw=2, label="FFN(x)")
         for xk in _in_range(self.corners, *self.x_range):
-            ax_f.axvline(xk, color="0.6", lw=0.8, ls=":")
+            ax_f.axvline(xk, color="0.5", lw=0.8, ls=":")
         (self.point,) = ax_f.plot([], [], "o", color="C3", ms=11, label=_("current x"))
         ax_f.set_xlabel(_("input x (d_model = 1)"))
         ax_f.set_ylabel("FFN(x)")

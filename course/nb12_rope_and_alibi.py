@@ -96,7 +96,7 @@ class LiveRotation(LiveFigure):
             ax.set_aspect("equal")
             ax.set_xticks([])
             ax.set_yticks([])
-            ax.add_patch(Circle((0, 0), radius, fill=False, color="lightgrey", lw=0.8))
+            ax.add_patch(Circle((0, 0), radius, fill=False, color="0.5", lw=0.8))
             ax.set_xlabel(_("pair j = {j}, direction").format(j=j))
             (q_line,) = ax.plot([], [], color="C0", lw=2.5, solid_capstyle="round", zorder=3)
             (k_line,) = ax.plot([], [], color="C1", lw=2.5, ls="--", zorder=3)
@@ -177,7 +177,7 @@ def plot_rotation(ms=(5, 60), offset: int = 3, base: float = 10000.0):
         n = m - offset
         q_r, k_r = ac.rope(q, [m], base=base)[0], ac.rope(k, [n], base=base)[0]  # (d,) each
         for ax, j in zip(axes[row], pairs, strict=True):
-            ax.add_patch(Circle((0, 0), 1.0, fill=False, color="lightgrey", lw=0.8))
+            ax.add_patch(Circle((0, 0), 1.0, fill=False, color="0.5", lw=0.8))
             for x, color, ls in ((q_r, "C0", "-"), (k_r, "C1", "--")):
                 a, b = x[j], x[j + half]
                 ax.plot([0, a / np.hypot(a, b)], [0, b / np.hypot(a, b)], color=color, ls=ls, lw=2.2)

@@ -43,10 +43,7 @@ def two_lines(c1, c2, style2="-", marker2=""):
 
 
 def _contrast_on_white(colour) -> float:
-    """WCAG 2.1's contrast ratio of an sRGB colour against white."""
-    rgb = np.array(matplotlib.colors.to_rgb(colour))
-    linear = np.where(rgb <= 0.03928, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    return 1.05 / (float(linear @ [0.2126, 0.7152, 0.0722]) + 0.05)
+    return cc.contrast(matplotlib.colors.to_rgb(colour), (1.0, 1.0, 1.0))
 
 
 def _palettes():
@@ -94,8 +91,30 @@ def test_bars_are_not_excused_by_a_line_style():
 def test_a_translucent_colour_is_judged_as_it_looks_on_white():
     fig, ax = plt.subplots()
     ax.fill([0, 1, 1], [0, 0, 1], color="#d62728", alpha=0.02)   # nearly white: a grey
-    ax.plot([0, 1], [1, 0], color="0.95")
+    ax.plot([0, 1], [1, 0], color="0.3")
     assert cc.problems(fig) == []
+
+
+def test_lines_and_markers_need_3_to_1_against_the_background_greys_too():
+    assert round(cc.contrast((1, 1, 1), (0, 0, 0)), 2) == 21.0 and cc.contrast((1, 1, 1), (1, 1, 1)) == 1
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], color="0.75", label="reference")        # 1.83:1: too pale
+    ax.plot([0, 1], [1, 0], color="black", alpha=0.2, label="faint")  # as it looks on white
+    ax.plot([0, 1], [0.5, 0.5], ls="none", marker="o", markerfacecolor="none",
+            markeredgecolor="0.85", label="rings")                  # an empty marker: its edge
+    ax.plot([0, 1], [0.2, 0.2], color="0.45", label="guide")          # 4.6:1: fine
+    ax.axvspan(0.2, 0.4, color="0.9")                                 # a filled span: not checked
+    ax.bar([0.7], [0.3], color="#dddddd", edgecolor="black")          # a filled bar: not checked
+    found = cc.problems(fig)
+    assert len(found) == 3 and all("contrast" in p for p in found), found
+    for label, ratio in (("reference", "1.83"), ("faint", "1.61"), ("rings", "1.41")):
+        assert any(f"line {label!r}" in p and f"contrast {ratio}" in p for p in found), (label, found)
+    fig, ax = plt.subplots()
+    ax.set_facecolor("black")                                         # judged on the panel's own colour
+    ax.plot([0, 1], [0, 1], color="0.1")
+    ax.scatter([0, 1], [1, 0], color="white")
+    found = cc.problems(fig)
+    assert len(found) == 1 and "#1a1a1a" in found[0], found
 
 
 def test_two_series_that_look_the_same_are_found():

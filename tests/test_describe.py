@@ -80,7 +80,7 @@ def test_a_curve_says_its_range_and_where_it_turns():
     ax.axhline(0)   # a reference line: not a curve
     ax.set(xlabel="x", ylabel="value")
     text = describe(fig)
-    assert text == ("value against x: bump, from −3 at x = −2 to −3 at x = 2, "
+    assert text == ("value (y) against x: bump, from −3 at x = −2 to −3 at x = 2, "
                     "highest 1 at x = 0; exp, rising from 0.135 at x = −2 to 7.39 at x = 2.")
 
 
@@ -172,8 +172,8 @@ def test_a_measured_panel_gives_no_values_and_shared_labels_are_found():
     from course import describe as d
     d.mark_measured(ax2)
     text = describe(fig)
-    assert "panel 1: seconds against n: naive, rising from 0.0123 at x = 16" in text
-    assert "panel 2: seconds against n: measured on this machine, not repeated here" in text
+    assert "panel 1: seconds (y) against n (x): naive, rising from 0.0123 at x = 16" in text
+    assert "panel 2: seconds (y) against n (x): measured on this machine, not repeated here" in text
     assert text.count("0.0789") == 1   # only in the panel that is not measured
 
 
