@@ -23,12 +23,16 @@ Two rules:
   values a quarter to three quarters of the way from the middle to an end. A map of a few listed
   colours is checked as series, and the colour of masked cells (``cmap.set_bad``), where the
   image has some, must stay MIN_DELTA_E away from every colour of the map.
-- **Contrast** (WCAG 2.1, 1.4.11, AA). Every line and every marker drawn (a translucent one as it
-  looks on the panel's background), every outline of an unfilled shape and every point of a
-  scatter drawn in one colour must reach MIN_CONTRAST (3:1) against the panel's background, as
-  a graphical object a reader needs must. Greys too: a reference line or a guide is read as much
-  as a series is. Filled areas (bars, spans, boxes) are not checked: their edges or labels carry
-  them, and a pale span behind the data is meant to recede.
+- **Contrast** (WCAG 2.1, 1.4.11, AA). Every line, every marker (by its face or its edge, an
+  "x" or "+" by its edge), every outline of a hollow shape, every scatter point and arrow (by
+  face or edge) and every line of a line collection (vlines, error bars) must reach
+  MIN_CONTRAST (3:1) against the panel's background (its face over the figure's), a
+  translucent one as it looks there: a graphical object a reader needs must. Greys too: a
+  reference line or a guide is read as much as a series is. Not checked: filled areas (bars,
+  spans, boxes, fill_between), whose edges or labels carry them and a pale span behind the
+  data is meant to recede; grid lines, which only help to read values off; and what a mark is
+  drawn over when that is not the background (a heatmap's cells under an outline, a fill
+  under a line): the check judges against the background alone.
 
 MIN_DELTA_E = 10: the Okabe-Ito palette, made for these deficiencies, keeps every pair of its
 colours at 11 or more (the course's, course.figures.SERIES_COLOURS, with its pale colours
@@ -253,48 +257,76 @@ def _on(rgba, background) -> tuple:
     return tuple(a * c + (1.0 - a) * bg for c, bg in zip((r, g, b), background, strict=True))
 
 
-def _contrast_problems(ax, where: str) -> list[str]:
-    """Lines, markers, outlines and one-colour scatter points below MIN_CONTRAST against the
-    panel's background."""
-    from matplotlib.collections import Collection
+def _background(ax) -> tuple:
+    """The colour a panel's marks are drawn on: its face over the figure's over white, or the
+    figure's where the panel draws no face (axis off, frame off)."""
     from matplotlib.colors import to_rgba
 
-    background = to_rgba(ax.get_facecolor())[:3]
+    colour = _on(to_rgba(ax.figure.get_facecolor()), (1.0, 1.0, 1.0))
+    if ax.axison and ax.get_frame_on() and ax.patch.get_visible():
+        colour = _on(to_rgba(ax.patch.get_facecolor()), colour)
+    return colour
+
+
+def _contrast_problems(ax, where: str) -> list[str]:
+    """Marks below MIN_CONTRAST against the panel's background: each mark is a set of ways it is
+    seen (a marker's face and its edge), and it passes when one of them reaches the contrast."""
+    from matplotlib.collections import LineCollection, PathCollection
+    from matplotlib.colors import to_rgba
+    from matplotlib.markers import MarkerStyle
+    from matplotlib.quiver import Quiver
+
+    background = _background(ax)
     found: dict[tuple, str] = {}
 
-    def look(colour, alpha, what):
+    def seen_as(colour, alpha=None):
         if colour is None or (isinstance(colour, str) and colour.lower() == "none"):
-            return
+            return None
         rgba = to_rgba(colour, alpha)
-        if rgba[3] > 0:
-            rgb = tuple(round(c, 4) for c in _on(rgba, background))
-            if contrast(rgb, background) < MIN_CONTRAST:
-                found.setdefault(rgb, what)
+        return tuple(round(c, 4) for c in _on(rgba, background)) if rgba[3] > 0 else None
+
+    def mark(ways, what):
+        ways = [w for w in ways if w is not None]
+        if ways and max(contrast(w, background) for w in ways) < MIN_CONTRAST:
+            found.setdefault(max(ways, key=lambda w: contrast(w, background)), what)
 
     for line in ax.get_lines():
         if not line.get_visible():
             continue
         what = f"line {line.get_label()!r}"
-        if _drawn_as(line.get_linestyle()) is not None:
-            look(line.get_color(), line.get_alpha(), what)
-        if _drawn_as(line.get_marker()) is not None:
-            face = line.get_markerfacecolor()
-            edge = line.get_markeredgecolor()
-            # a marker is seen by its face, or by its edge where the face is empty
-            look(edge if face is None or str(face).lower() == "none" else face,
-                 line.get_alpha(), what)
+        alpha = line.get_alpha()
+        if _drawn_as(line.get_linestyle()) is not None and line.get_linewidth() > 0:
+            mark([seen_as(line.get_color(), alpha)], what)
+        marker = _drawn_as(line.get_marker())
+        if marker is not None:
+            edge = seen_as(line.get_markeredgecolor(), alpha) if line.get_markeredgewidth() > 0 \
+                else None
+            if MarkerStyle(marker).is_filled():   # seen by its face, or by its edge
+                mark([seen_as(line.get_markerfacecolor(), alpha), edge], what)
+            else:                                # "x", "+": nothing but edge
+                mark([edge], what)
     for patch in ax.patches:
-        if patch.get_visible() and not patch.get_fill():
-            look(patch.get_edgecolor(), None, f"outline {patch.get_label()!r}")
+        hollow = not patch.get_fill() or to_rgba(patch.get_facecolor())[3] == 0
+        if patch.get_visible() and hollow and patch.get_linewidth() > 0:
+            mark([seen_as(patch.get_edgecolor())], f"outline {patch.get_label()!r}")
     for coll in ax.collections:
-        if not isinstance(coll, Collection) or not coll.get_visible() \
-                or coll.get_array() is not None:
+        if not coll.get_visible() or coll.get_array() is not None:   # a colour map's: as a map
             continue
-        faces = np.atleast_2d(coll.get_facecolor())
-        lines = type(coll).__name__ == "LineCollection"
-        colours = np.atleast_2d(coll.get_edgecolor()) if lines else faces
-        if len(colours) == 1 and colours.shape[1] == 4:   # a series of one colour
-            look(tuple(colours[0]), None, f"{type(coll).__name__} {coll.get_label()!r}")
+        what = f"{type(coll).__name__} {coll.get_label()!r}"
+        if isinstance(coll, LineCollection):       # vlines, error bars: every colour
+            if max(coll.get_linewidths(), default=0) > 0:
+                for edge in np.atleast_2d(coll.get_edgecolor()):
+                    if len(edge) == 4:
+                        mark([seen_as(tuple(edge))], what)
+        elif isinstance(coll, (PathCollection, Quiver)):   # scatter points, arrows
+            faces, edges = np.atleast_2d(coll.get_facecolor()), np.atleast_2d(coll.get_edgecolor())
+            widths = np.atleast_1d(coll.get_linewidths())
+            for k in range(max(len(faces), len(edges))):   # none of one kind: "none" given
+                face = tuple(faces[k % len(faces)]) if len(faces) and faces.shape[1:] == (4,) \
+                    else None
+                edge = tuple(edges[k % len(edges)]) if len(edges) and edges.shape[1:] == (4,) \
+                    and len(widths) and widths[k % len(widths)] > 0 else None
+                mark([seen_as(face), seen_as(edge)], what)
     return [f"{where}: {what} {_hex(rgb)} has contrast {contrast(rgb, background):.2f}:1 "
             f"against the panel's background (at least {MIN_CONTRAST:.0f}:1)"
             for rgb, what in found.items()]

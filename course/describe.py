@@ -32,7 +32,7 @@ from matplotlib.container import BarContainer
 from matplotlib.quiver import Quiver
 from matplotlib.ticker import LogFormatter, ScalarFormatter
 
-from course.i18n import N_, _
+from course.i18n import _
 
 # A description longer than this is told again with fewer details (a screen reader reads
 # the whole alt at once: no figure should take more than a minute or so to hear).
@@ -342,30 +342,31 @@ def _axis_label(ax, which: str) -> str:
     return ""
 
 
-def _with_letter(label: str, letter: str) -> str:
-    """An axis's label and the letter that stands for it: "training step (x)"; or the letter."""
+def _with_letter(label: str, letter: str, log: bool) -> str:
+    """An axis's label with the letter that the numbers after it use, and its log scale unless
+    the label says so: "training step (x)", "n (x, log scale)", "d_k (log scale; x)"."""
+    if log and ("log" in label.lower() or "対数" in label):
+        log = False   # said by the label itself
+    # Translators: the letter of an axis (x or y) on a log scale
+    inner = _("{letter}, log scale").format(letter=letter) if log else letter
     if not label or label.strip() == letter:
-        return letter
+        # Translators: an axis with no label of its own, on a log scale
+        return _("{letter} (log scale)").format(letter=letter) if log else letter
+    if label.endswith((")", "）")):   # one bracket, not two: "d_k (log scale; x)"
+        # Translators: an axis label's own closing bracket taken in, and the axis's letter added
+        return _("{label}; {inner})").format(label=label[:-1], inner=inner)
     # Translators: an axis's label and the letter (x or y) that the numbers after it use
-    return _("{label} ({letter})").format(label=label, letter=letter)
-
-
-LOG_SCALES = {("x",): N_(" (x on a log scale)"), ("y",): N_(" (y on a log scale)"),
-              ("x", "y"): N_(" (x and y on log scales)")}
+    return _("{label} ({letter})").format(label=label, letter=inner)
 
 
 def _curves_text(ax, curves, detail: int) -> str:
     xlabel, ylabel = _axis_label(ax, "x"), _axis_label(ax, "y")
     head = ""
     if xlabel or ylabel:
-        # each axis named with the letter the numbers after it use ("at x = 0")
-        head = _("{y} against {x}").format(y=_with_letter(ylabel, "y"), x=_with_letter(xlabel, "x"))
-        scales = tuple(a for a, s in (("x", ax.get_xscale()), ("y", ax.get_yscale()))
-                       if s == "log")
-        said = f"{xlabel} {ylabel}".lower()
-        if scales and "log" not in said and "対数" not in said:   # "(log scale)" said once
-            head += _(LOG_SCALES[scales])
-        head += ": "
+        # each axis named with the letter the numbers after it use ("at x = 0"), and its scale
+        head = _("{y} against {x}").format(
+            y=_with_letter(ylabel, "y", ax.get_yscale() == "log"),
+            x=_with_letter(xlabel, "x", ax.get_xscale() == "log")) + ": "
     if ax.get_gid() == MEASURED:
         xs = np.concatenate([_finite(line)[0] for line in curves])
         names = [_label(line) for line in curves if _label(line)]

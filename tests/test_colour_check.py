@@ -117,6 +117,29 @@ def test_lines_and_markers_need_3_to_1_against_the_background_greys_too():
     assert len(found) == 1 and "#1a1a1a" in found[0], found
 
 
+def test_a_mark_is_judged_by_every_way_it_is_seen():
+    from matplotlib.patches import Circle, Rectangle
+
+    fig, ax = plt.subplots()
+    ax.plot([0], [0], "o", markerfacecolor="0.9", markeredgecolor="black")      # dark edge: fine
+    ax.scatter([1], [1], color="0.9", edgecolors="black", linewidths=1)           # the same
+    ax.add_patch(Rectangle((0, 0), 1, 1, fill=False, lw=0, edgecolor="0.9"))      # not drawn
+    assert cc.problems(fig) == []
+    fig, ax = plt.subplots()
+    ax.plot([0], [0], "x", color="0.85", label="cross")                           # only an edge
+    ax.scatter([1], [1], facecolors="none", edgecolors="0.8", label="ring")       # hollow
+    ax.add_patch(Circle((0, 0), 1, facecolor="none", edgecolor="0.75", label="guide"))
+    ax.vlines([0, 1], 0, 1, colors=["black", "0.7"], label="ticks")               # one of two pale
+    found = cc.problems(fig)
+    for what in ("line 'cross'", "PathCollection 'ring'", "outline 'guide'", "LineCollection 'ticks'"):
+        assert sum(what in p for p in found) == 1, (what, found)
+    assert len(found) == 4, found
+    fig, ax = plt.subplots(facecolor="black")
+    ax.axis("off")                                                                # no face: the figure's
+    ax.plot([0, 1], [0, 1], color="white")
+    assert cc.problems(fig) == []
+
+
 def test_two_series_that_look_the_same_are_found():
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1], color="C0", label="head 1")

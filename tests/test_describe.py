@@ -90,8 +90,19 @@ def test_an_oscillating_curve_counts_its_turns_and_log_axes_are_said():
     ax.plot(x, 2 + np.sin(x))
     ax.set(yscale="log", xlabel="t", ylabel="y")
     text = describe(fig)
-    assert "(y on a log scale)" in text
+    assert text.startswith("y (log scale) against t (x): ")
     assert "turning 4 times between 1 and 3" in text
+
+
+def test_each_axis_is_named_with_its_letter_and_scale_in_one_bracket():
+    fig, ax = plt.subplots()
+    ax.plot([1, 10, 100], [3, 2, 1])
+    ax.set(xscale="log", xlabel="bytes per token (float64, one layer)", ylabel="d_k (log scale)",
+           yscale="log")
+    assert describe(fig).startswith("d_k (log scale; y) against bytes per token "
+                                    "(float64, one layer; x, log scale): ")
+    ax.set(xlabel="n", ylabel="")
+    assert describe(fig).startswith("y (log scale) against n (x, log scale): ")
 
 
 def test_bars_by_their_tick_labels_and_horizontal_bars_by_their_width():
