@@ -38,9 +38,9 @@ HUB_USER_COMMENT = "attention-notebooks hub service user (removable)"
 CLASS_GROUP_PREFIX = "an-class-"        # the students' group: whom the hub may start servers as
 SUDOERS_DIR = Path("/etc/sudoers.d")
 # Each student's own memory cgroup (cgroup v1's memory controller): memory:<parent>/<student>.
-# jupyterhub_config.py passes the parent's name to sudospawner-singleuser, which starts the
-# student's server in it.
-CGROUP_PARENT = "attention-notebooks"
+# The parent is AN_HUB_STUDENT_CGROUP, the one setting jupyterhub_config.py reads too (and passes
+# to sudospawner-singleuser, which starts the student's server in it); empty: no such limit.
+CGROUP_PARENT = os.environ.get("AN_HUB_STUDENT_CGROUP", "attention-notebooks")
 CGROUP_MEMORY = Path("/sys/fs/cgroup/memory")
 
 
@@ -128,6 +128,8 @@ def create_student(name: str, trust: list[Path] = (), group: str | None = None,
         try:
             limit_student_memory(name, memory)
         except BaseException:  # no half-made student: the caller only removes what it got back
+            with contextlib.suppress(Exception):  # a cgroup made before the failure, too: its
+                remove_student_memory(name)        # tasks file would go to the next user of the uid
             subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
             raise
     if trust:
@@ -150,10 +152,12 @@ def limit_student_memory(name: str, limit_bytes: int) -> Path:
     so that sudospawner-singleuser, running as the student, can start their server in it (cgexec).
     Every kernel of that server is in it too. Beyond the limit the kernel's OOM killer stops the
     largest process of this cgroup (a kernel: the server itself is smaller), and no process of
-    anyone else. The student cannot raise the limit, make a cgroup below it or leave it (every
-    other cgroup's `tasks` is root's). Swap is counted too where the machine accounts it
-    (memory.memsw). A cgroup v1 folder lives until reboot: make it again after one
-    (`sudo python3 dev.py hub --limit-memory ...`, hub/README.md).
+    anyone else. The student cannot raise the limit or make a cgroup below it, and what the hub
+    starts cannot leave it (every other cgroup's `tasks` is root's or another student's). What
+    the student starts by another way in (cron, at, ssh) is not in it: hub/README.md, "Limits".
+    Swap is counted too where the machine accounts it (memory.memsw); where it does not, the
+    cgroup's swappiness is 0, so that its memory is not swapped out instead. A cgroup v1 folder
+    lives until reboot: make it again after one (`sudo python3 dev.py hub --limit-memory ...`).
     """
     try:
         entry = pwd.getpwnam(name)
@@ -167,6 +171,9 @@ def limit_student_memory(name: str, limit_bytes: int) -> Path:
     if not CGROUP_MEMORY.is_dir():
         raise RuntimeError(f"{CGROUP_MEMORY} is not mounted: no cgroup v1 memory controller on "
                            "this machine (hub/README.md, 'Limits')")
+    if not CGROUP_PARENT or "/" in CGROUP_PARENT or CGROUP_PARENT.startswith("."):
+        raise ValueError(f"AN_HUB_STUDENT_CGROUP={CGROUP_PARENT!r}: give the name of a folder "
+                         "(default attention-notebooks)")
     path = memory_cgroup(name)
     owner = f"{name}:{grp.getgrgid(entry.pw_gid).gr_name}"   # cgcreate takes names, not ids
     made = subprocess.run(["cgcreate", "-a", "root:root", "-t", owner, "-g",
@@ -174,6 +181,7 @@ def limit_student_memory(name: str, limit_bytes: int) -> Path:
     # cgcreate 2.0 exits 0 even when it made nothing ("can't find uid of user ..."): look
     tasks = path / "tasks"
     if made.returncode or not tasks.exists() or tasks.stat().st_uid != entry.pw_uid \
+            or path.stat().st_uid != 0 or path.parent.stat().st_uid != 0 \
             or (path / "memory.limit_in_bytes").stat().st_uid != 0:
         raise RuntimeError(f"cgcreate did not make {path} with its tasks file {name}'s and its "
                            f"limit root's: {made.stdout}{made.stderr}".strip())
@@ -183,6 +191,8 @@ def limit_student_memory(name: str, limit_bytes: int) -> Path:
         now = int((path / "memory.limit_in_bytes").read_text())
         pair = [("memory.memsw.limit_in_bytes", limit_bytes), *settings]
         settings = pair if limit_bytes > now else [*settings, pair[0]]
+    else:  # swap not accounted: keep this cgroup's memory out of swap rather than unbounded there
+        settings.append(("memory.swappiness", 0))
     for key, value in settings:
         out = subprocess.run(["cgset", "-r", f"{key}={value}", f"{CGROUP_PARENT}/{name}"],
                              capture_output=True, text=True)
@@ -198,7 +208,7 @@ def limit_student_memory(name: str, limit_bytes: int) -> Path:
 def remove_student_memory(name: str) -> None:
     """The student's memory cgroup, once nothing runs in it (libcgroup's cgdelete); the parent
     too when no other student's is left."""
-    if memory_cgroup(name).exists():
+    if CGROUP_PARENT and memory_cgroup(name).exists():
         subprocess.run(["cgdelete", "-g", f"memory:{CGROUP_PARENT}/{name}"], check=True,
                        capture_output=True, text=True)
     with contextlib.suppress(OSError):  # another class's students are still in it
@@ -242,8 +252,10 @@ def remove_student(name: str) -> None:
     if not name.startswith((STUDENT_PREFIX, TEACHER_PREFIX)) or entry.pw_gecos != STUDENT_COMMENT:
         raise ValueError(f"refusing to remove {name!r}: not a user this file created")
     _stop_uid(entry.pw_uid)
-    remove_student_memory(name)
-    subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
+    try:
+        remove_student_memory(name)
+    finally:  # the user goes even when the cgroup does not (a process left in it): said after
+        subprocess.run(["userdel", "--remove", name], capture_output=True, text=True)
     with contextlib.suppress(KeyError):
         pwd.getpwnam(name)
         raise RuntimeError(f"userdel could not remove {name}")

@@ -76,8 +76,8 @@ def size_bytes(size: str) -> int:
         value = float(text[:-1]) * units[text[-1]] if text[-1:] in units else float(text)
     except (ValueError, IndexError):
         raise ValueError(f"size={size!r}: give bytes or a size such as 1.5G or 800M") from None
-    if not value > 0:
-        raise ValueError(f"size={size!r}: must be more than 0")
+    if not 0 < value < 2**63:  # also NaN and inf
+        raise ValueError(f"size={size!r}: must be more than 0 and finite")
     return int(value)
 
 

@@ -42,7 +42,6 @@ ENV = Path(os.environ.get("AN_HUB_ENV", sys.prefix))  # the students' environmen
 STATE = Path(os.environ.get("AN_HUB_STATE", ".")).resolve()  # db, cookie secret, pid files
 COURSE_FOLDER = os.environ.get("AN_HUB_COURSE_FOLDER", "attention-notebooks")
 MEM_LIMIT = os.environ.get("AN_HUB_MEM_LIMIT", "2G")          # per process of a student's server
-STUDENT_CGROUP = os.environ.get("AN_HUB_STUDENT_CGROUP", "attention-notebooks")  # per student
 CULL_IDLE_S = int(os.environ.get("AN_HUB_CULL_IDLE_S", "3600"))  # a lecture's length
 CULL_EVERY_S = int(os.environ.get("AN_HUB_CULL_EVERY_S", str(max(1, min(300, CULL_IDLE_S // 2)))))
 
@@ -98,8 +97,11 @@ sys.path.insert(0, str(HERE))
 c.JupyterHub.spawner_class = "classspawner.ClassSudoSpawner"
 c.SudoSpawner.sudospawner_path = str(ENV / "bin" / "sudospawner")
 
-from accounts import CGROUP_MEMORY  # noqa: E402  (beside this file: /sys/fs/cgroup/memory)
+# AN_HUB_STUDENT_CGROUP (default attention-notebooks; empty: no limit per student), read by
+# accounts.py, which makes the students' cgroups under it, so that both agree
+from accounts import CGROUP_MEMORY, CGROUP_PARENT  # noqa: E402  (beside this file)
 from hubctl import size_bytes  # noqa: E402  ('2G' -> bytes)
+STUDENT_CGROUP = CGROUP_PARENT
 
 # Each student's memory cgroup is root's to make (hub/accounts.py); the hub only checks that the
 # class's parent cgroup is there, and sudospawner-singleuser that the student's own is.

@@ -30,9 +30,11 @@ comm. The tests then check:
   API (each request also sent for A's own server, where it must succeed); a runaway kernel gets
   MemoryError at the per-process limit while B's kernel answers within 1 s; two kernels of A
   that together pass A's own memory limit (A's cgroup) lose the runaway one, which JupyterLab
-  is told has died, while A's other kernel, A's server and B's kernel keep answering; a second
-  hub with a 10 s idle time culls an idle server; no hub process (hub, proxy, culler) runs as
-  root or in group root; the configuration refuses to start without a login of one's own;
+  is told has died, while A's other kernel, A's server and B's kernel keep answering; A cannot
+  raise their cgroup's limit, make one below it or move into the root's, the class's or B's;
+  a second hub with a 10 s idle time culls an idle server; no hub process (hub, proxy, culler)
+  runs as root or in group root; the configuration refuses to start without a login of one's
+  own;
 - the graded track (nbgrader's exchange, hub/nbgrader_config.py): a teacher of the same class
   releases an assignment from the formgrader in their own server; both students fetch it,
   answer and submit through JupyterLab's Assignments panel (its REST API); the teacher collects,
@@ -653,6 +655,34 @@ def test_a_hub_without_a_login_of_ones_own_is_refused(classroom):
         assert "refusing to start a class hub" in out.stderr and "AN_HUB_AUTHENTICATOR=pam" in out.stderr, \
             out.stderr[-2000:]
 
+
+
+def test_a_student_cannot_raise_leave_or_share_their_cgroup(classroom):
+    """As student A (sudo -u, a shell of A's own): A's cgroup takes A's shell; A cannot write its
+    limit, make a cgroup below it, or move into the root's, the class's or B's cgroup."""
+    one, two = classroom.names
+    mine, theirs = accounts.memory_cgroup(one), accounts.memory_cgroup(two)
+
+    def as_a(script: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["sudo", "-u", one, "/bin/sh", "-c", script], capture_output=True,
+                              text=True, timeout=60, cwd="/")
+
+    entered = as_a(f"echo $$ > {mine / 'tasks'} && cat /proc/self/cgroup")
+    assert entered.returncode == 0 and f"memory:/{accounts.CGROUP_PARENT}/{one}" in entered.stdout, \
+        (entered.stdout, entered.stderr)   # the way in the hook uses works, so the refusals mean something
+    limit = (mine / "memory.limit_in_bytes").read_text()
+    refused = {
+        "raise the limit": as_a(f"echo {2**40} > {mine / 'memory.limit_in_bytes'}"),
+        "a cgroup below": as_a(f"mkdir {mine / 'mine'}"),
+        "the root's": as_a(f"echo $$ > {accounts.CGROUP_MEMORY / 'tasks'}"),
+        "the class's": as_a(f"echo $$ > {mine.parent / 'tasks'}"),
+        "B's": as_a(f"echo $$ > {theirs / 'tasks'}"),
+        "B's procs": as_a(f"echo $$ > {theirs / 'cgroup.procs'}"),
+    }
+    let_through = {what: r.stderr for what, r in refused.items()
+                   if r.returncode == 0 or "Permission denied" not in r.stderr}
+    assert not let_through, let_through
+    assert (mine / "memory.limit_in_bytes").read_text() == limit and not (mine / "mine").exists()
 
 
 def test_no_students_cgroup_no_server_and_no_parent_no_hub(classroom):
