@@ -312,17 +312,25 @@ def problems() -> list[str]:
                        (env / "etc" / "jupyter" / "nbgrader_config.py", NBGRADER_CONFIG)):
         if not have.exists() or have.read_bytes() != want.read_bytes():
             found.append(f"{have} is missing or outdated: run `python3 dev.py hub --setup`")
-    for tool, package in (("useradd", "passwd"), ("userdel", "passwd"), ("groupadd", "passwd"),
-                          ("chpasswd", "passwd"), ("sudo", "sudo"), ("visudo", "sudo"),
-                          ("prlimit", "util-linux"), ("cgcreate", "cgroup-tools"),
-                          ("cgset", "cgroup-tools"), ("cgexec", "cgroup-tools"),
-                          ("cgdelete", "cgroup-tools")):
+    tools = [("useradd", "passwd"), ("userdel", "passwd"), ("groupadd", "passwd"),
+             ("chpasswd", "passwd"), ("sudo", "sudo"), ("visudo", "sudo"), ("prlimit", "util-linux")]
+    if student_cgroups_here() is None:
+        tools += [(tool, "cgroup-tools") for tool in ("cgcreate", "cgset", "cgexec", "cgdelete")]
+    for tool, package in tools:
         if not shutil.which(tool):
             found.append(f"{tool} not found (Debian package {package})")
-    if not accounts.CGROUP_MEMORY.is_dir():
-        found.append(f"{accounts.CGROUP_MEMORY} is not mounted: each student's memory limit needs "
-                     "cgroup v1's memory controller (hub/README.md, 'Limits')")
     return found
+
+
+def student_cgroups_here() -> str | None:
+    """None where each student gets a memory cgroup of their own; else why not (then only each
+    process is limited)."""
+    if not accounts.CGROUP_PARENT:
+        return "AN_HUB_STUDENT_CGROUP is empty"
+    if not accounts.CGROUP_MEMORY.is_dir():
+        return (f"{accounts.CGROUP_MEMORY} is not mounted (this machine has no cgroup v1 memory "
+                "controller: a systemd machine with cgroup v2, where TLJH limits each student)")
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -490,6 +498,12 @@ def _trial(args) -> int:
     if reasons:
         raise SystemExit("cannot start the class hub: " + "; ".join(reasons))
     memory = _student_memory(args)
+    why_not = student_cgroups_here()
+    if why_not:   # a trial still runs, with the limit per process; a class gets TLJH's or ours
+        print(f"Note: no memory limit for each student as a whole in this trial: {why_not}. "
+              f"Each process is still limited to {int(MEM_LIMIT) / 2**30:g}G of address space "
+              "(hub/README.md, 'Limits').", flush=True)
+        memory = None
     tmp = Path(tempfile.mkdtemp(prefix="an-hub-trial-"))
     tmp.chmod(0o755)  # the students clone the course from here
     names = [f"{accounts.STUDENT_PREFIX}{k}" for k in range(1, args.students + 1)]
@@ -517,13 +531,15 @@ def _trial(args) -> int:
         course = setup_teacher(teacher)
         make_exchange(tmp / "exchange", teacher)
         hub = Hub(tmp / "state", [*names, teacher], hub_user, port=args.port, env=env,
-                  settings={"AN_NBGRADER_EXCHANGE": str(tmp / "exchange")})
+                  settings={"AN_NBGRADER_EXCHANGE": str(tmp / "exchange"),
+                            **({"AN_HUB_STUDENT_CGROUP": ""} if why_not else {})})
         hub.start()
         link = course_link(hub.url, repo)
         print(f"\nJupyterHub is running on {hub.url} as the user {hub_user} (log: {hub.log_path}).\n"
-              f"Each student's processes together may use {args.student_memory} of memory, each "
-              f"process {int(MEM_LIMIT) / 2**30:g}G of address space (hub/README.md, Limits).\n"
-              "Each student's login (printed only now; PAM checks the Unix password):\n"
+              + ("" if why_not else f"Each student's processes together may use "
+                 f"{args.student_memory} of memory, each process {int(MEM_LIMIT) / 2**30:g}G of "
+                 "address space (hub/README.md, Limits).\n")
+              + "Each student's login (printed only now; PAM checks the Unix password):\n"
               + "".join(f"  {name}  {passwords[name]}\n" for name in names)
               + f"The teacher's login, for the graded track (nbgrader's formgrader):\n"
               f"  {teacher}  {passwords[teacher]}\n"

@@ -685,6 +685,17 @@ def test_a_student_cannot_raise_leave_or_share_their_cgroup(classroom):
     assert (mine / "memory.limit_in_bytes").read_text() == limit and not (mine / "mine").exists()
 
 
+def test_without_cgroup_v1_the_trial_says_so_and_limits_each_process(monkeypatch, tmp_path):
+    """A machine with no cgroup v1 memory controller (cgroup v2, systemd): the trial still runs,
+    with the per-process limit, and says why there is no limit per student."""
+    assert hubctl.student_cgroups_here() is None   # this machine: the students' cgroups
+    monkeypatch.setattr(accounts, "CGROUP_MEMORY", tmp_path / "no-such-mount")
+    assert "cgroup v1" in hubctl.student_cgroups_here()
+    assert not any("cgcreate" in p for p in hubctl.problems())   # not asked for there
+    monkeypatch.setattr(accounts, "CGROUP_PARENT", "")
+    assert "AN_HUB_STUDENT_CGROUP is empty" in hubctl.student_cgroups_here()
+
+
 def test_no_students_cgroup_no_server_and_no_parent_no_hub(classroom):
     """The hook starts a student's server only in their own cgroup; the hub needs the parent."""
     one = classroom.names[0]
