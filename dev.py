@@ -365,7 +365,8 @@ def cmd_site(args: list[str]) -> int:
 
 
 def cmd_hub(args: list[str]) -> int:
-    """JupyterHub for a class: --setup [--lang ja], --link [NOTEBOOK], or a trial hub (hub/README.md).
+    """JupyterHub for a class: --setup [--lang ja], --link [NOTEBOOK], --limit-memory USER ...,
+    or a trial hub (hub/README.md).
 
     The hub runs its own venv, which every student's Unix user must be able to run; hub/hubctl.py
     (standard library) makes it and says where. .venv is not involved.

@@ -5,6 +5,7 @@
     python3 dev.py hub [--students 3]        # a trial hub on http://127.0.0.1:8000 until Ctrl+C
     python3 dev.py hub --link [NOTEBOOK]     # the nbgitpuller link that hands out the course
     python3 dev.py hub --teacher USER        # the graded track: USER's formgrader, nbgrader's exchange
+    python3 dev.py hub --limit-memory USER ...  # each student's memory cgroup (root; after a reboot too)
 
 Standard library only, like dev.py (it runs before any venv exists), and the two files beside
 it that it imports: localserver.py (the server process: port, start, wait, stop) and accounts.py
