@@ -342,6 +342,20 @@ def _axis_label(ax, which: str) -> str:
     return ""
 
 
+def _ends_in_a_remark(label: str) -> bool:
+    """Whether `label` ends in a bracketed remark, "d_k (log scale)", "位置 (整数)", and not in a
+    formula's brackets, "√(d_k)", "PE(p + k)": the bracket that closes it opens after a space."""
+    if not label.endswith((")", "）")):
+        return False
+    depth = 0
+    for i in range(len(label) - 1, -1, -1):
+        depth += label[i] in ")）"
+        depth -= label[i] in "(（"
+        if depth == 0:
+            return label[i] == "（" or (i > 0 and label[i - 1] == " ")
+    return False
+
+
 def _with_letter(label: str, letter: str, log: bool) -> str:
     """An axis's label with the letter that the numbers after it use, and its log scale unless
     the label says so: "training step (x)", "n (x, log scale)", "d_k (log scale; x)"."""
@@ -352,7 +366,7 @@ def _with_letter(label: str, letter: str, log: bool) -> str:
     if not label or label.strip() == letter:
         # Translators: an axis with no label of its own, on a log scale
         return _("{letter} (log scale)").format(letter=letter) if log else letter
-    if label.endswith((")", "）")):   # one bracket, not two: "d_k (log scale; x)"
+    if _ends_in_a_remark(label):   # one bracket, not two: "d_k (log scale; x)"
         # Translators: an axis label's own closing bracket taken in, and the axis's letter added
         return _("{label}; {inner})").format(label=label[:-1], inner=inner)
     # Translators: an axis's label and the letter (x or y) that the numbers after it use

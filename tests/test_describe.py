@@ -103,6 +103,9 @@ def test_each_axis_is_named_with_its_letter_and_scale_in_one_bracket():
                                     "(float64, one layer; x, log scale): ")
     ax.set(xlabel="n", ylabel="")
     assert describe(fig).startswith("y (log scale) against n (x, log scale): ")
+    ax.set(xscale="linear", yscale="linear", xlabel="q · k / √(d_k)", ylabel="PE(p) · PE(p + k)")
+    assert describe(fig).startswith("PE(p) · PE(p + k) (y) against q · k / √(d_k) (x): ")  # a
+    # formula's brackets are not a remark: the letter goes after them, not into them
 
 
 def test_bars_by_their_tick_labels_and_horizontal_bars_by_their_width():
