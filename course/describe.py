@@ -6,7 +6,7 @@ for each panel its title, its axes and the numbers that matter.
 - a heatmap (``imshow``): its size, what its rows and columns are, the range of its values,
   the cells left empty (masked, or -inf), and which column each row weights most and how much;
 - a curve (``plot``): what it is (its legend label), its range, where it starts and ends, and
-  where it turns (its highest or lowest point), or that it oscillates;
+  where it turns (its highest or lowest point), that it oscillates, or its trend through noise;
 - bars (``bar``, ``barh``, ``hist``): their values, by their tick labels;
 - points (``scatter``): how many, and their range.
 
@@ -25,6 +25,8 @@ machine (nbval compares it like any other output).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection, QuadMesh
@@ -32,7 +34,7 @@ from matplotlib.container import BarContainer
 from matplotlib.quiver import Quiver
 from matplotlib.ticker import LogFormatter, ScalarFormatter
 
-from course.i18n import _
+from course.i18n import _, language
 
 # A description longer than this is told again with fewer details (a screen reader reads
 # the whole alt at once: no figure should take more than a minute or so to hear).
@@ -45,7 +47,8 @@ BARS_LISTED = 12
 
 
 def number(v) -> str:
-    """v as the course prints numbers: three significant digits (1.23, 0.000974, 5.72e+08),
+    """v as the course says numbers: three significant digits (1.23, 0.000974), a power of ten
+    in words (5.72 × 10 to the 8, 1.17 × 10 to the −8: a screen reader spells "5.72e+08" out),
     a whole number below a million whole (1024, not 1.02e+03), "−" for minus, -0 as 0."""
     v = float(v)
     if np.isnan(v):
@@ -59,6 +62,11 @@ def number(v) -> str:
         text = str(int(rounded))
     else:
         text = f"{v:.3g}"
+    if "e" in text:   # said, not spelled: "1.77e-71" reads aloud as "1.77 e minus 71"
+        mantissa, exponent = text.split("e")
+        # Translators: a number in powers of ten, as a screen reader should say it (1.2 × 10^-8)
+        text = _("{mantissa} × 10 to the {exponent}").format(
+            mantissa=mantissa, exponent=int(exponent))
     return "0" if text in ("-0", "0") else text.replace("-", "−")
 
 
@@ -155,10 +163,19 @@ def _flat(text: str) -> str:
     lines = [line for line in lines if line]
     # a title of two lines ("step 40: loss 0.61" over "6 of 6 rows ...") read as two parts
     text = ""
-    for line in lines:
-        text += line if not text else (" " if text[-1] in ",:;(、。：" else _(", ")) + line
+    for line in lines:   # a line that opens with a bracket goes on as its remark: "… (output rows)"
+        text += line if not text else (
+            " " if text[-1] in ",:;(、。：" or line[0] in "(（" else _(", ")) + line
     parts = text.split("$")
-    return "".join(tex_to_text(p) if i % 2 else p for i, p in enumerate(parts))
+    text = "".join(tex_to_text(p) if i % 2 else p for i, p in enumerate(parts))
+    if language() != "ja":   # an English voice cannot say "(注意重み)": the gloss is for the eye
+        text = _GLOSS.sub("", text)
+    return " ".join(text.split())   # "\max_j\ p_j" leaves two spaces
+
+
+# A bracketed Japanese gloss in an English title or label, "Mask patterns (マスク)"; the
+# Japanese words of a figure's data (tick labels such as 私, はし) are kept.
+_GLOSS = re.compile(r"\s*[(（][\u3000-\u30ff\u4e00-\u9fff\uff01-\uff5e\s]+[)）]")
 
 
 def _colorbar_label(mappable) -> str:
@@ -342,23 +359,30 @@ def _axis_label(ax, which: str) -> str:
     return ""
 
 
-def _ends_in_a_remark(label: str) -> bool:
-    """Whether `label` ends in a bracketed remark, "d_k (log scale)", "位置 (整数)", and not in a
-    formula's brackets, "√(d_k)", "PE(p + k)": the bracket that closes it opens after a space."""
+def _remark_start(label: str) -> int:
+    """Where the bracket that closes `label` opens, or -1."""
     if not label.endswith((")", "）")):
-        return False
+        return -1
     depth = 0
     for i in range(len(label) - 1, -1, -1):
         depth += label[i] in ")）"
         depth -= label[i] in "(（"
         if depth == 0:
-            return label[i] == "（" or (i > 0 and label[i - 1] == " ")
-    return False
+            return i
+    return -1
+
+
+def _ends_in_a_remark(label: str) -> bool:
+    """Whether `label` ends in a bracketed remark, "d_k (log scale)", "位置 (整数)", and not in a
+    formula's brackets, "√(d_k)", "PE(p + k)": the bracket that closes it opens after a space."""
+    i = _remark_start(label)
+    return i > 0 and (label[i] == "（" or label[i - 1] == " ")
 
 
 def _with_letter(label: str, letter: str, log: bool) -> str:
     """An axis's label with the letter that the numbers after it use, and its log scale unless
-    the label says so: "training step (x)", "n (x, log scale)", "d_k (log scale; x)"."""
+    the label says so: "training step (x)", "n (x, log scale)", "d_k (x; log scale)"; the letter
+    first in every bracket."""
     if log and ("log" in label.lower() or "対数" in label):
         log = False   # said by the label itself
     # Translators: the letter of an axis (x or y) on a log scale
@@ -366,9 +390,11 @@ def _with_letter(label: str, letter: str, log: bool) -> str:
     if not label or label.strip() == letter:
         # Translators: an axis with no label of its own, on a log scale
         return _("{letter} (log scale)").format(letter=letter) if log else letter
-    if _ends_in_a_remark(label):   # one bracket, not two: "d_k (log scale; x)"
-        # Translators: an axis label's own closing bracket taken in, and the axis's letter added
-        return _("{label}; {inner})").format(label=label[:-1], inner=inner)
+    if _ends_in_a_remark(label):   # one bracket, not two: "d_k (x; log scale)"
+        start = _remark_start(label)
+        # Translators: an axis label's own bracketed remark, with the axis's letter put first
+        return _("{label} ({inner}; {remark})").format(
+            label=label[:start].rstrip(), inner=inner, remark=label[start + 1:-1])
     # Translators: an axis's label and the letter (x or y) that the numbers after it use
     return _("{label} ({letter})").format(label=label, letter=inner)
 
@@ -445,8 +471,40 @@ def _curve(line, detail: int) -> str:
         if i_lo not in ends:
             turn.append(_("lowest {y} at x = {x}").format(y=number(y[i_lo]), x=number(x[i_lo])))
         return lead + _list([start, *turn])
+    trend = _noisy_trend(y, line.axes is not None and line.axes.get_yscale() == "log")
+    if trend is not None:   # a training curve's step-to-step noise: its turns are no news
+        return lead + trend.format(start=start, lo=number(y.min()), hi=number(y.max()))
     return lead + _("{start}, turning {k} times between {lo} and {hi}").format(
         start=start, k=turns, lo=number(y.min()), hi=number(y.max()))
+
+
+# A curve with more than two turns is told by its trend, not by its count of turns, when its
+# swings from one turn to the next are irregular (their spread over their mean above IRREGULAR)
+# or small (their median under SMALL_SWING of its range, as the eye sees the axis): the noise of
+# a loss on each new batch "turned 54 times"; a sine's turns are its shape and are counted.
+IRREGULAR = 0.5
+SMALL_SWING = 0.15
+
+
+def _noisy_trend(y, log: bool):
+    """For a curve with irregular or small ups and downs, the sentence of its overall trend (to
+    be formatted with start, lo and hi); None for a curve whose turns are its shape."""
+    seen = np.log10(y) if log and (y > 0).all() else y   # as the eye sees it on the axis
+    seen = seen[np.r_[True, np.diff(seen) != 0]]
+    span = float(seen.max() - seen.min())
+    steps = np.sign(np.diff(seen))
+    turns = np.flatnonzero(np.diff(steps)) + 1
+    swings = np.abs(np.diff(seen[np.r_[0, turns, seen.size - 1]]))
+    if span == 0 or (swings.std() <= IRREGULAR * swings.mean()
+                     and np.median(swings) >= SMALL_SWING * span):
+        return None
+    tenth = max(1, seen.size // 10)
+    change = float(seen[-tenth:].mean() - seen[:tenth].mean())
+    if change > span / 4:
+        return _("rising overall with irregular ups and downs, {start}, between {lo} and {hi}")
+    if change < -span / 4:
+        return _("falling overall with irregular ups and downs, {start}, between {lo} and {hi}")
+    return _("level overall with irregular ups and downs, {start}, between {lo} and {hi}")
 
 
 def _bars(ax, container, detail: int) -> str:

@@ -131,8 +131,8 @@ def plot_ten_key_softmax(p_raw, p_scaled, d_k: int):
     _draw_ten_key_bars(axes[1], p_scaled, "C0",
                        _(r"softmax($q k_j^T / \sqrt{{d_k}}$), $d_k$ = {d_k}").format(d_k=d_k))
     axes[1].set_ylabel("")  # shared y axis: one label, on the left
-    figures.suptitle(fig, _("One query, {m} keys: raw scores saturate, scaled scores spread out "
-                            "(注意重み = attention weights)").format(m=len(p_raw)))
+    figures.suptitle(fig, _("One query, {m} keys: raw scores saturate, scaled scores spread "
+                            "out").format(m=len(p_raw)))
     return fig
 
 

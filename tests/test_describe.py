@@ -39,7 +39,8 @@ def weights_figure():
 
 def test_number_has_three_significant_digits_and_no_negative_zero():
     assert [number(v) for v in (0.12345, -0.0, 1234.5, 1024, -2.5, 5.72e8, 8.6e-6, -np.inf)] == \
-        ["0.123", "0", "1230", "1024", "−2.5", "5.72e+08", "8.6e−06", "−∞"]
+        ["0.123", "0", "1230", "1024", "−2.5", "5.72 × 10 to the 8", "8.6 × 10 to the −6", "−∞"]
+    # a power of ten in words: a screen reader spells "8.6e-06" out as "8.6 e minus 06"
 
 
 def test_heatmap_names_each_row_largest_key_by_its_tick_label():
@@ -99,8 +100,8 @@ def test_each_axis_is_named_with_its_letter_and_scale_in_one_bracket():
     ax.plot([1, 10, 100], [3, 2, 1])
     ax.set(xscale="log", xlabel="bytes per token (float64, one layer)", ylabel="d_k (log scale)",
            yscale="log")
-    assert describe(fig).startswith("d_k (log scale; y) against bytes per token "
-                                    "(float64, one layer; x, log scale): ")
+    assert describe(fig).startswith("d_k (y; log scale) against bytes per token "
+                                    "(x, log scale; float64, one layer): ")  # the letter first
     ax.set(xlabel="n", ylabel="")
     assert describe(fig).startswith("y (log scale) against n (x, log scale): ")
     ax.set(xscale="linear", yscale="linear", xlabel="q · k / √(d_k)", ylabel="PE(p) · PE(p + k)")
@@ -232,7 +233,43 @@ def test_rounding_noise_on_a_linear_axis_is_told_as_zero_and_kept_on_a_log_axis(
     log.set_yscale("log")
     text = describe(fig)
     assert "falling from 1.97 at x = 0 to 0 at x = 4" in text
-    assert "to 2e−17 at x = 4" in text
+    assert "to 2 × 10 to the −17 at x = 4" in text
+
+
+def test_a_noisy_curve_is_told_by_its_trend_not_by_its_count_of_turns():
+    # notebook 10's loss on each new batch turned "54 times": noise, not the curve's shape
+    rng = np.random.default_rng(0)
+    x = np.arange(150)
+    fig, (noisy, level) = plt.subplots(1, 2)
+    noisy.plot(x, 3 * np.exp(-x / 25) * np.exp(rng.normal(0, 0.15, x.size)), label="loss")
+    noisy.set_yscale("log")
+    level.plot(x, 1 + 0.01 * rng.normal(size=x.size), label="flat")
+    text = describe(fig)
+    assert "loss, falling overall with irregular ups and downs, from " in text
+    assert "flat, level overall with irregular ups and downs, from " in text
+    assert "turning" not in text
+    fig, ax = plt.subplots()   # a sine's turns are its shape: still counted
+    ax.plot(np.sin(np.linspace(0, 20, 200)))
+    assert "turning 6 times between" in describe(fig)
+
+
+def test_a_title_line_in_brackets_is_its_remark_and_spaces_are_single():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1, 2], [0, 1, 2])
+    ax.set_title("attention entropy\n(output rows) [nats]")
+    ax.set_ylabel(r"max weight $\max_j\ p_j$")
+    text = describe(fig)
+    assert text.startswith("attention entropy (output rows) [nats]: max weight max_j p_j (y)")
+
+
+def test_a_japanese_gloss_is_left_out_of_english_words_and_kept_in_japanese():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1, 2], [0, 1, 2])
+    ax.set_title("Mask patterns (マスク), d_k (位置ごと) (x)")   # a title, not data
+    ax.set_xticks([0, 1, 2], ["私", "は", "猫"])
+    assert describe(fig).startswith("Mask patterns, d_k (x): ")
+    with i18n.language_as("ja"):
+        assert describe(fig).startswith("Mask patterns (マスク), d_k (位置ごと) (x): ")
 
 
 def test_bars_drawn_as_one_line_of_segments_are_told_as_bars():
