@@ -607,7 +607,12 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
     page.goto(url, wait_until="load", timeout=PAGE_MS)
     datas = page.evaluate(LIVE_DATA_JS)
     cells = _widget_cells(nb)
-    problems = []
+    # how each figure opens, read before anything is moved; then the same page, fresh, used by
+    # keyboard alone (one load for both: a second one cost about 1 s of each of these tests)
+    opened = [page.evaluate(LIVE_STATE_JS, page.locator(".live-frames").nth(w).element_handle())
+              for w in range(len(datas))]
+    problems = _keyboard_only(page, datas, _site_build_module().LIVE_NAV[
+        "ja" if folder else "en"][0])
     if len(datas) != len(cells):
         problems.append(f"{len(cells)} widget cell(s), {len(datas)} live figure(s) on the page")
     times = []
@@ -629,11 +634,11 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
                 problems.append(f"figure {w + 1}: the frame for {values} says "
                                 f"{data['frames'].get(key, [None, None])[1]!r}, the notebook "
                                 f"stores {printed!r}")
-        state = page.evaluate(LIVE_STATE_JS, box.element_handle())
         default = "-".join(str(c["default"]) for c in data["controls"])
-        if state["at"] != [c["default"] for c in data["controls"]] or not state["src"].endswith(
-                data["frames"][default][0]):
-            problems.append(f"figure {w + 1} does not open at the notebook's defaults: {state}")
+        if opened[w]["at"] != [c["default"] for c in data["controls"]] or not opened[w][
+                "src"].endswith(data["frames"][default][0]):
+            problems.append(f"figure {w + 1} does not open at the notebook's defaults: {opened[w]}")
+        state = page.evaluate(LIVE_STATE_JS, box.element_handle())
         for i, control in enumerate(data["controls"]):
             before = state
             for what in _move_all(box, control):
@@ -673,19 +678,16 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
     elif times[len(times) // 2] > SWITCH_MS:
         problems.append(f"median switch {times[len(times) // 2]:.0f} ms > {SWITCH_MS} ms "
                         f"(max {times[-1]:.0f} ms, {len(times)} switches)")
-    problems += _keyboard_only(page, url, datas, _site_build_module().LIVE_NAV[
-        "ja" if folder else "en"][0])
     problems += visit.problems()
     if problems:
         pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems[:20]), pytrace=False)
 
 
-def _keyboard_only(page, url: str, datas: list[dict], nav_name: str) -> list[str]:
-    """The page opened again and used by keyboard alone, as a reader without a mouse does: Tab
+def _keyboard_only(page, datas: list[dict], nav_name: str) -> list[str]:
+    """The page, just opened, used by keyboard alone, as a reader without a mouse does: Tab
     to the theme's skip link, Enter; Tab to the page's link to its first live figure, Enter (the
     focus is on the figure); Tab to its first control, which must show the focus and be named by
     its label; an arrow key must show another frame. And the page links every live figure."""
-    page.goto(url, wait_until="load", timeout=PAGE_MS)
     nav = page.get_by_role("navigation", name=nav_name, exact=True)
     links = nav.get_by_role("link")
     hrefs = links.evaluate_all("ls => ls.map(l => l.getAttribute('href'))") if nav.count() else []
@@ -730,7 +732,7 @@ def _keyboard_only(page, url: str, datas: list[dict], nav_name: str) -> list[str
             continue
     else:
         problems.append(f"keyboard only: the arrow keys on {label!r} did not change the figure")
-    print(f"\n{url}: keyboard only, Tab x{presses[0]} to the skip link, Enter, Tab x{presses[1]} "
+    print(f"\n{page.url}: keyboard only, Tab x{presses[0]} to the skip link, Enter, Tab x{presses[1]} "
           f"to the figure's link, Enter, Tab x{presses[2]} to {label!r}")
     return problems
 
