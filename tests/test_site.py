@@ -262,13 +262,15 @@ def _edition(nb: Path) -> tuple[list[Path], str]:
 @pytest.mark.parametrize("nb", NOTEBOOKS + NOTEBOOKS_JA or [None],
                          ids=lambda p: (_edition(p)[1].replace("/", "-") + p.stem) if p else "none")
 def test_notebook_page(nb, site_dir, site_url, visit):
+    """A notebook's page as it opens: its equations typeset, its stored figures and texts, its
+    links, language, headings, alt texts and axe; then its live figures moved
+    (_live_figure_problems); no request leaves the site, no console error."""
     edition, folder = _edition(nb)
     names = [p.stem for p in edition]
     facts = _notebook_facts(nb)
     url = f"{site_url}{folder}{nb.stem}.html"
     problems = _load(visit, url)
     page = visit.page
-    problems += visit.problems()
 
     math = page.evaluate(MATH_STATE_JS)
     if math["untypeset"]:
@@ -346,9 +348,12 @@ def test_notebook_page(nb, site_dir, site_url, visit):
                         f"title {facts['title']!r} alone")
     problems += a11y.image_alt_problems(page, where)
     problems += a11y.axe_problems(page, where, "test_site.py", contrast_apart=CODE)
+    if facts["widgets"]:   # then the live figures, moved (the page's text changes with them)
+        problems += _live_figure_problems(page, nb, site_dir, url, folder)
+    problems += visit.problems()   # no request left the site, no console error, to the end
 
     if problems:
-        pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems), pytrace=False)
+        pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems[:20]), pytrace=False)
 
 
 def test_index_search_and_other_pages(site_dir, site_url, visit):
@@ -516,7 +521,6 @@ def test_japanese_widget_note_and_links_to_english_pages():
 # Live figures without a kernel: the notebook's controls over frames drawn in advance
 # --------------------------------------------------------------------------
 
-WIDGET_NOTEBOOKS = [p for p in NOTEBOOKS + NOTEBOOKS_JA if _notebook_facts(p)["widgets"]]
 LIVE_DATA_JS = """() => [...document.querySelectorAll('.live-frames')].map(b => JSON.parse(
   b.querySelector('script.live-frames-data').textContent))"""
 # What a box shows now: the option index each control is at (read from the controls themselves),
@@ -592,19 +596,13 @@ def _move_all(box, control: dict):
             yield "ArrowRight"
 
 
-@pytest.mark.skipif(not WIDGET_NOTEBOOKS, reason="no notebook with a widget")
-@pytest.mark.parametrize("nb", WIDGET_NOTEBOOKS or [None],
-                         ids=lambda p: (_edition(p)[1].replace("/", "-") + p.stem) if p else "none")
-def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
-    """Every control of every live figure, moved through every drawn value, shows the frame of
-    the values the controls show, with its text as printed text and the figure in words as its
-    alt text; the frame of the
-    values the next cell prints is the text the notebook stores for it; no request leaves the
-    site, no console error; each switch shows its frame within SWITCH_MS (median)."""
-    _, folder = _edition(nb)
-    url = f"{site_url}{folder}{nb.stem}.html"
-    page = visit.page
-    page.goto(url, wait_until="load", timeout=PAGE_MS)
+def _live_figure_problems(page, nb: Path, site_dir: Path, url: str, folder: str) -> list[str]:
+    """On the page as loaded (test_notebook_page, after its checks of the page as it opens):
+    the page used by keyboard alone (_keyboard_only); then every control of every live figure,
+    moved through every drawn value, shows the frame of the values the controls show, with its
+    text as printed text and the figure in words as its alt text; the frame of the values the
+    next cell prints is the text the notebook stores for it; each switch shows its frame within
+    SWITCH_MS (median). One load for both tests of the page: a load costs about 1 s."""
     datas = page.evaluate(LIVE_DATA_JS)
     cells = _widget_cells(nb)
     # how each figure opens, read before anything is moved; then the same page, fresh, used by
@@ -678,9 +676,7 @@ def test_live_figures_switch_frames(nb, site_dir, site_url, visit):
     elif times[len(times) // 2] > SWITCH_MS:
         problems.append(f"median switch {times[len(times) // 2]:.0f} ms > {SWITCH_MS} ms "
                         f"(max {times[-1]:.0f} ms, {len(times)} switches)")
-    problems += visit.problems()
-    if problems:
-        pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems[:20]), pytrace=False)
+    return problems
 
 
 def _keyboard_only(page, datas: list[dict], nav_name: str) -> list[str]:
