@@ -27,7 +27,7 @@ SYMBOLS = {"times": "×", "cdot": "·", "infty": "∞", "to": "→", "rightarrow
            "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ",
            "epsilon": "ε", "varepsilon": "ε", "theta": "θ", "lambda": "λ", "mu": "μ",
            "pi": "π", "sigma": "σ", "omega": "ω", "tau": "τ", "phi": "φ", "odot": "⊙",
-           "mid": "|", "lvert": "|", "rvert": "|", "max": "max", "min": "min", "exp": "exp",
+           "partial": "∂", "nabla": "∇", "mid": "|", "lvert": "|", "rvert": "|", "max": "max", "min": "min", "exp": "exp",
            "log": "log", "sin": "sin", "cos": "cos", "arg": "arg"}
 _FRAC = re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}")
 _SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")

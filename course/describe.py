@@ -47,9 +47,10 @@ BARS_LISTED = 12
 
 
 def number(v) -> str:
-    """v as the course says numbers: three significant digits (1.23, 0.000974), a power of ten
-    in words (5.72 × 10 to the 8, 1.17 × 10 to the −8: a screen reader spells "5.72e+08" out),
-    a whole number below a million whole (1024, not 1.02e+03), "−" for minus, -0 as 0."""
+    """v as the course says numbers: three significant digits (1.23, 0.000974), a whole number
+    below a million whole (1024, not 1.02e+03), larger ones in the language's own units (572
+    million; 5.72 億), tiny ones as a power of ten in words (1.17 × 10 to the power −8: a
+    screen reader spells "1.17e-08" out), "−" for minus, -0 as 0."""
     v = float(v)
     if np.isnan(v):
         return "NaN"
@@ -60,14 +61,22 @@ def number(v) -> str:
         text = str(int(v))
     elif 1000 <= abs(rounded) < 1e6:
         text = str(int(rounded))
+    elif 1e6 <= abs(rounded) < 1e15:
+        unit, name = next(u for u in LARGE[language()] if abs(rounded) >= u[0])
+        text = f"{rounded / unit:.3g} {name}"
     else:
         text = f"{v:.3g}"
     if "e" in text:   # said, not spelled: "1.77e-71" reads aloud as "1.77 e minus 71"
         mantissa, exponent = text.split("e")
         # Translators: a number in powers of ten, as a screen reader should say it (1.2 × 10^-8)
-        text = _("{mantissa} × 10 to the {exponent}").format(
+        text = _("{mantissa} × 10 to the power {exponent}").format(
             mantissa=mantissa, exponent=int(exponent))
     return "0" if text in ("-0", "0") else text.replace("-", "−")
+
+
+# The units of large numbers in each language, largest first: 1.54 trillion; 1.54 兆, 125 万
+LARGE = {"en": ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")),
+         "ja": ((1e12, "兆"), (1e8, "億"), (1e4, "万"))}
 
 
 def _list(items) -> str:
@@ -170,7 +179,23 @@ def _flat(text: str) -> str:
     text = "".join(tex_to_text(p) if i % 2 else p for i, p in enumerate(parts))
     if language() != "ja":   # an English voice cannot say "(注意重み)": the gloss is for the eye
         text = _GLOSS.sub("", text)
-    return " ".join(text.split())   # "\max_j\ p_j" leaves two spaces
+    return " ".join(_spoken(text).split())   # "\max_j\ p_j" leaves two spaces
+
+
+def _spoken(text: str) -> str:
+    """A label's ASCII stand-ins as a screen reader should say them: a minus sign, not a hyphen
+    it leaves out ("offset m − n", "−s_r", "−∞"); "×", not the letter x ("n × n", "2 × 8 ×
+    d_k"); "√(d_k)", not "sqrt(d_k)"; "8 to 31", not "8..31". Hyphenated words stay."""
+    text = re.sub(r"(?<![\w\-])-(?=[\w(∞√])", "−", text.replace(" - ", " − "))
+    text = re.sub(r"−inf\b", "−∞", text)
+    text = _TIMES.sub(r"\1 × ", text)
+    text = re.sub(r"\bsqrt\(", "√(", text)
+    # Translators: a range of whole numbers, "8..31" in a label ("8〜31" in Japanese)
+    return re.sub(r"(\w)\.\.(\w)", lambda m: _("{a} to {b}").format(a=m[1], b=m[2]), text)
+
+
+_FACTOR = r"(?:\d+|[A-Za-z]|d_\w+)"   # a number, a one-letter symbol or a width (d_k)
+_TIMES = re.compile(rf"\b({_FACTOR}) x (?={_FACTOR}\b)")
 
 
 # A bracketed Japanese gloss in an English title or label, "Mask patterns (マスク)"; the
@@ -308,15 +333,24 @@ def _heatmap(ax, mappable, detail: int, said: dict) -> str:
                     flat.append(i)   # an empty or constant row has no largest column
                     continue
                 # Translators: between the names of columns that tie for a row's largest value
-                tie = _("/")
+                # (a screen reader says "/" as "slash")
+                tie = _(" and ")
                 cols = tie.join(col_names[j] for j in top[:3]) + (tie + "…" if len(top) > 3 else "")
                 best.append(_("{row} → {col} ({v})").format(
                     row=row_names[i], col=cols, v=number(values[i, top[0]])) if detail >= 2
                     else _("{row} → {col}").format(row=row_names[i], col=cols))
             text += _("; largest in each row: {best}").format(best=_list(best))
-            if flat:   # said, not left out silently
-                text += _("; the same in every cell of the other rows ({rows})").format(
-                    rows=_list(row_names[i] for i in flat))
+            if flat:   # said, not left out silently, with the value when they share one
+                rows = _list(row_names[i] for i in flat)
+                kept = values[flat][np.isfinite(values[flat])]
+                if kept.size and (kept == kept[0]).all():
+                    text += (_("; {v} in every cell of the other row ({rows})") if len(flat) == 1
+                             else _("; {v} in every cell of the other rows ({rows})")).format(
+                        v=number(kept[0]), rows=rows)
+                else:
+                    text += (_("; the same in every cell of the other row ({rows})")
+                             if len(flat) == 1 else
+                             _("; the same in every cell of the other rows ({rows})")).format(rows=rows)
         else:
             i, j = np.unravel_index(int(values.argmax()), values.shape)
             text += _("; largest at row {row}, column {col}").format(
@@ -381,8 +415,8 @@ def _ends_in_a_remark(label: str) -> bool:
 
 def _with_letter(label: str, letter: str, log: bool) -> str:
     """An axis's label with the letter that the numbers after it use, and its log scale unless
-    the label says so: "training step (x)", "n (x, log scale)", "d_k (x; log scale)"; the letter
-    first in every bracket."""
+    the label says so: "training step (x)", "n (x, log scale)", "d_k (x, log scale)" for a label
+    "d_k (log scale)", "pos (x; integers only)"; the letter first in every bracket."""
     if log and ("log" in label.lower() or "対数" in label):
         log = False   # said by the label itself
     # Translators: the letter of an axis (x or y) on a log scale
@@ -392,6 +426,9 @@ def _with_letter(label: str, letter: str, log: bool) -> str:
         return _("{letter} (log scale)").format(letter=letter) if log else letter
     if _ends_in_a_remark(label):   # one bracket, not two: "d_k (x; log scale)"
         start = _remark_start(label)
+        if label[start + 1:-1].strip() in (_("log scale"), "log scale"):   # "d_k (log scale)"
+            return _("{label} ({letter})").format(
+                label=label[:start].rstrip(), letter=_("{letter}, log scale").format(letter=letter))
         # Translators: an axis label's own bracketed remark, with the axis's letter put first
         return _("{label} ({inner}; {remark})").format(
             label=label[:start].rstrip(), inner=inner, remark=label[start + 1:-1])
@@ -422,8 +459,18 @@ def _curves_text(ax, curves, detail: int) -> str:
                 lo=number(ys.min()), hi=number(ys.max())))
         return head + _sentence(_("{k} curves, y from {lo} to {hi}").format(
             k=len(curves), lo=number(ys.min()), hi=number(ys.max())))
+    told, said = [], {}
+    for line in curves:   # a curve drawn again under another name: "p = 10, the same as p = 0"
+        lead = _("{label}, ").format(label=_label(line)) if _label(line) else ""
+        text = _curve(line, detail)
+        body = text[len(lead):]
+        if lead and body in said:
+            text = _("{label}, the same as {other}").format(label=_label(line), other=said[body])
+        elif lead:
+            said[body] = _label(line)
+        told.append(text)
     # Translators: the separator between the descriptions of two curves of one panel
-    return head + _sentence(_("; ").join(_curve(line, detail) for line in curves))
+    return head + _sentence(_("; ").join(told))
 
 
 # On a linear axis a value this much smaller than the curve's largest is drawn at 0 and is
@@ -448,19 +495,41 @@ def _curve(line, detail: int) -> str:
     lead = _("{label}, ").format(label=label) if label else ""
     if y.size == 0:
         return lead + _("no finite values")
+    if detail >= 2 and np.ptp(y) > 0:   # a flat run at either end, said first or last:
+        head, tail = _flat_run(y), _flat_run(y[::-1])   # "1 from x = 3 to 15, then ..."
+        if head:
+            return lead + _("{y} from x = {x0} to x = {x1}, then {rest}").format(
+                y=number(y[0]), x0=number(x[0]), x1=number(x[head - 1]),
+                rest=_shape(line, x[head - 1:], y[head - 1:], detail))
+        if tail:
+            return lead + _("{rest}, then {y} to x = {x1}").format(
+                rest=_shape(line, x[:y.size - tail + 1], y[:y.size - tail + 1], detail),
+                y=number(y[-1]), x1=number(x[-1]))
+    return lead + _shape(line, x, y, detail)
+
+
+def _flat_run(y) -> int:
+    """How many values at the start of y equal its first, when they are a tenth of the curve or
+    more (at least 3) and not all of it; else 0."""
+    k = int(np.argmax(y != y[0])) if (y != y[0]).any() else y.size
+    return k if max(3, y.size // 10) <= k < y.size - 1 else 0
+
+
+def _shape(line, x, y, detail: int) -> str:
+    """A curve's values told: its ends and rise or fall, its turns, or its trend."""
     ends = dict(y0=number(y[0]), x0=number(x[0]), y1=number(y[-1]), x1=number(x[-1]))
     start = _("from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
     steps = np.sign(np.diff(y))
     steps = steps[steps != 0]
     turns = int(np.count_nonzero(np.diff(steps))) if steps.size else 0
     if steps.size == 0:
-        return lead + _("constant at {y}").format(y=number(y[0]))
+        return _("constant at {y}").format(y=number(y[0]))
     if turns == 0:
         if steps[0] > 0:
-            return lead + _("rising from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
-        return lead + _("falling from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
+            return _("rising from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
+        return _("falling from {y0} at x = {x0} to {y1} at x = {x1}").format(**ends)
     if detail < 2:
-        return lead + _("{start}, between {lo} and {hi}").format(
+        return _("{start}, between {lo} and {hi}").format(
             start=start, lo=number(y.min()), hi=number(y.max()))
     if turns <= 2:
         i_hi, i_lo = int(y.argmax()), int(y.argmin())
@@ -470,41 +539,49 @@ def _curve(line, detail: int) -> str:
             turn.append(_("highest {y} at x = {x}").format(y=number(y[i_hi]), x=number(x[i_hi])))
         if i_lo not in ends:
             turn.append(_("lowest {y} at x = {x}").format(y=number(y[i_lo]), x=number(x[i_lo])))
-        return lead + _list([start, *turn])
-    trend = _noisy_trend(y, line.axes is not None and line.axes.get_yscale() == "log")
+        return _list([start, *turn])
+    trend = _trend(line.axes, y, dict(start=start, lo=number(y.min()), hi=number(y.max())))
     if trend is not None:   # a training curve's step-to-step noise: its turns are no news
-        return lead + trend.format(start=start, lo=number(y.min()), hi=number(y.max()))
-    return lead + _("{start}, turning {k} times between {lo} and {hi}").format(
+        return trend
+    return _("{start}, turning {k} times between {lo} and {hi}").format(
         start=start, k=turns, lo=number(y.min()), hi=number(y.max()))
 
 
 # A curve with more than two turns is told by its trend, not by its count of turns, when its
-# swings from one turn to the next are irregular (their spread over their mean above IRREGULAR)
-# or small (their median under SMALL_SWING of its range, as the eye sees the axis): the noise of
-# a loss on each new batch "turned 54 times"; a sine's turns are its shape and are counted.
-IRREGULAR = 0.5
+# swings from one turn to the next are small (their median under SMALL_SWING of its range, as
+# the eye sees the axis), irregular (their spread over their mean above IRREGULAR), or so many
+# that it turns at more than half of its points: the noise of a loss on each new batch "turned
+# 54 times"; a sine's turns are its shape, and are counted. The trend is judged against the
+# panel's y range, as the eye judges it: under LEVEL of it, the curve is nearly level.
 SMALL_SWING = 0.15
+IRREGULAR = 0.5
+LEVEL = 0.1
 
 
-def _noisy_trend(y, log: bool):
-    """For a curve with irregular or small ups and downs, the sentence of its overall trend (to
-    be formatted with start, lo and hi); None for a curve whose turns are its shape."""
-    seen = np.log10(y) if log and (y > 0).all() else y   # as the eye sees it on the axis
+def _trend(ax, y, said: dict):
+    """For a curve with small, irregular or very many ups and downs, the words of its overall
+    trend (with `said`: start, lo and hi); None for a curve whose turns are its shape."""
+    log = ax is not None and ax.get_yscale() == "log" and (y > 0).all()
+    seen = np.log10(y) if log else y   # as the eye sees it on the axis
     seen = seen[np.r_[True, np.diff(seen) != 0]]
     span = float(seen.max() - seen.min())
     steps = np.sign(np.diff(seen))
     turns = np.flatnonzero(np.diff(steps)) + 1
     swings = np.abs(np.diff(seen[np.r_[0, turns, seen.size - 1]]))
-    if span == 0 or (swings.std() <= IRREGULAR * swings.mean()
-                     and np.median(swings) >= SMALL_SWING * span):
+    small = np.median(swings) < SMALL_SWING * span
+    if span == 0 or not (small or swings.std() > IRREGULAR * swings.mean()
+                         or turns.size > seen.size / 2):
         return None
+    lo, hi = ax.get_ylim() if ax is not None else (seen.min(), seen.max())
+    panel = abs(float(np.log10(hi / lo) if log else hi - lo)) or span
     tenth = max(1, seen.size // 10)
     change = float(seen[-tenth:].mean() - seen[:tenth].mean())
-    if change > span / 4:
-        return _("rising overall with irregular ups and downs, {start}, between {lo} and {hi}")
-    if change < -span / 4:
-        return _("falling overall with irregular ups and downs, {start}, between {lo} and {hi}")
-    return _("level overall with irregular ups and downs, {start}, between {lo} and {hi}")
+    how = _("with small ups and downs") if small else _("with ups and downs")
+    if change > LEVEL * panel:
+        return _("rising overall {how}, {start}, between {lo} and {hi}").format(how=how, **said)
+    if change < -LEVEL * panel:
+        return _("falling overall {how}, {start}, between {lo} and {hi}").format(how=how, **said)
+    return _("nearly level {how}, {start}, between {lo} and {hi}").format(how=how, **said)
 
 
 def _bars(ax, container, detail: int) -> str:

@@ -39,8 +39,12 @@ def weights_figure():
 
 def test_number_has_three_significant_digits_and_no_negative_zero():
     assert [number(v) for v in (0.12345, -0.0, 1234.5, 1024, -2.5, 5.72e8, 8.6e-6, -np.inf)] == \
-        ["0.123", "0", "1230", "1024", "−2.5", "5.72 × 10 to the 8", "8.6 × 10 to the −6", "−∞"]
+        ["0.123", "0", "1230", "1024", "−2.5", "572 million", "8.6 × 10 to the power −6", "−∞"]
     # a power of ten in words: a screen reader spells "8.6e-06" out as "8.6 e minus 06"
+    assert number(1.54e12) == "1.54 trillion" and number(1.25e6) == "1.25 million"
+    with i18n.language_as("ja"):   # 万, 億, 兆: a Japanese reader counts in fours
+        assert [number(v) for v in (1.25e6, 5.72e8, 1.54e12, 8.6e-6)] == [
+            "125 万", "5.72 億", "1.54 兆", "8.6 × 10 の −6 乗"]
 
 
 def test_heatmap_names_each_row_largest_key_by_its_tick_label():
@@ -100,7 +104,7 @@ def test_each_axis_is_named_with_its_letter_and_scale_in_one_bracket():
     ax.plot([1, 10, 100], [3, 2, 1])
     ax.set(xscale="log", xlabel="bytes per token (float64, one layer)", ylabel="d_k (log scale)",
            yscale="log")
-    assert describe(fig).startswith("d_k (y; log scale) against bytes per token "
+    assert describe(fig).startswith("d_k (y, log scale) against bytes per token "
                                     "(x, log scale; float64, one layer): ")  # the letter first
     ax.set(xlabel="n", ylabel="")
     assert describe(fig).startswith("y (log scale) against n (x, log scale): ")
@@ -221,7 +225,7 @@ def test_a_two_valued_map_counts_its_cells_and_a_tie_names_every_column():
     text = describe(fig)
     assert "panel 1: a heatmap of 4 × 4 values, from 0 to 1, 1 in 10 of 16 cells and 0 in the others." \
         in text
-    assert "largest in each row: 0 → the/the (0.5), 1 → cat (0.7)." in text
+    assert "largest in each row: 0 → the and the (0.5), 1 → cat (0.7)." in text  # not "/"
 
 
 def test_rounding_noise_on_a_linear_axis_is_told_as_zero_and_kept_on_a_log_axis():
@@ -233,7 +237,7 @@ def test_rounding_noise_on_a_linear_axis_is_told_as_zero_and_kept_on_a_log_axis(
     log.set_yscale("log")
     text = describe(fig)
     assert "falling from 1.97 at x = 0 to 0 at x = 4" in text
-    assert "to 2 × 10 to the −17 at x = 4" in text
+    assert "to 2 × 10 to the power −17 at x = 4" in text
 
 
 def test_a_noisy_curve_is_told_by_its_trend_not_by_its_count_of_turns():
@@ -245,8 +249,8 @@ def test_a_noisy_curve_is_told_by_its_trend_not_by_its_count_of_turns():
     noisy.set_yscale("log")
     level.plot(x, 1 + 0.01 * rng.normal(size=x.size), label="flat")
     text = describe(fig)
-    assert "loss, falling overall with irregular ups and downs, from " in text
-    assert "flat, level overall with irregular ups and downs, from " in text
+    assert "loss, falling overall with small ups and downs, from " in text
+    assert "flat, nearly level with ups and downs, from " in text
     assert "turning" not in text
     fig, ax = plt.subplots()   # a sine's turns are its shape: still counted
     ax.plot(np.sin(np.linspace(0, 20, 200)))
@@ -292,7 +296,10 @@ def test_rows_with_no_largest_column_are_said_not_left_out():
     ax.imshow(a)
     text = describe(fig)
     assert "largest in each row: 1 → 2 (0.3)" in text
-    assert "the same in every cell of the other rows (0, 2)" in text
+    assert "0 in every cell of the other rows (0, 2)" in text
+    a[2] = 0.5   # constant rows of different values
+    ax.images[0].set_data(a)
+    assert "the same in every cell of the other rows (0, 2)" in describe(fig)
 
 
 def test_a_title_of_two_lines_is_read_as_two_parts():
@@ -303,3 +310,33 @@ def test_a_title_of_two_lines_is_read_as_two_parts():
     text = describe(fig)
     assert text.startswith("Figure: Training: the pattern forming.")
     assert "step 40: loss 0.61, 6 of 6 rows on the key" in text
+
+
+def test_a_flat_run_is_said_first_and_a_curve_drawn_again_is_named_once():
+    x = np.arange(3, 64)
+    y = np.where(x <= 15, 1.0, 0.5 + 0.3 * np.cos(x))
+    fig, ax = plt.subplots()
+    ax.plot(x, y, label="RoPE")
+    ax.plot(x, y, label="again")
+    text = describe(fig)
+    assert "RoPE, 1 from x = 3 to x = 15, then from 1 at x = 15 to " in text
+    assert "again, the same as RoPE" in text
+
+
+def test_ascii_stand_ins_are_said_as_symbols_and_hyphenated_words_stay():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1, 2], [0, 1, 2])
+    ax.set(title="one-layer (-inf), 2 x 8 x d_k, n x n = 64 x 64, 1/sqrt(d_k), queries 8..31",
+           xlabel="offset m - n", ylabel="-s_r × distance")
+    text = describe(fig)
+    assert text.startswith("one-layer (−∞), 2 × 8 × d_k, n × n = 64 × 64, 1/√(d_k), queries 8 to "
+                           "31: −s_r × distance (y) against offset m − n (x): ")
+
+
+def test_rows_without_a_largest_value_say_the_value_they_share():
+    fig, ax = plt.subplots()   # notebook 07: one row changed, the others exactly 0
+    ax.imshow(np.array([[0.0, 0.0, 0.0], [0.1, 0.9, 0.3], [0.0, 0.0, 0.0]]))
+    assert "; 0 in every cell of the other rows (0, 2)" in describe(fig)
+    fig, ax = plt.subplots()
+    ax.imshow(np.array([[0.0, 0.0], [0.1, 0.9]]))
+    assert "; 0 in every cell of the other row (0)" in describe(fig)
