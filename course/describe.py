@@ -63,7 +63,8 @@ def number(v) -> str:
         text = str(int(rounded))
     elif 1e6 <= abs(rounded) < 1e15:
         unit, name = next(u for u in LARGE[language()] if abs(rounded) >= u[0])
-        text = f"{rounded / unit:.3g} {name}"
+        scaled = rounded / unit   # up to 9999 of 万: 1230 万, not 1.23e+03 万
+        text = f"{int(scaled) if abs(scaled) >= 1000 else float(f'{scaled:.3g}'):g} {name}"
     else:
         text = f"{v:.3g}"
     if "e" in text:   # said, not spelled: "1.77e-71" reads aloud as "1.77 e minus 71"

@@ -43,8 +43,10 @@ def test_number_has_three_significant_digits_and_no_negative_zero():
     # a power of ten in words: a screen reader spells "8.6e-06" out as "8.6 e minus 06"
     assert number(1.54e12) == "1.54 trillion" and number(1.25e6) == "1.25 million"
     with i18n.language_as("ja"):   # 万, 億, 兆: a Japanese reader counts in fours
-        assert [number(v) for v in (1.25e6, 5.72e8, 1.54e12, 8.6e-6)] == [
-            "125 万", "5.72 億", "1.54 兆", "8.6 × 10 の −6 乗"]
+        assert [number(v) for v in (1.25e6, 12345678, 5.72e8, 1.54e12, -2e13, 8.6e-6)] == [
+            "125 万", "1230 万", "5.72 億", "1.54 兆", "−20 兆", "8.6 × 10 の −6 乗"]
+    assert [number(v) for v in (12345678, 999.4e6, 2.5e14)] == [
+        "12.3 million", "999 million", "250 trillion"]
 
 
 def test_heatmap_names_each_row_largest_key_by_its_tick_label():

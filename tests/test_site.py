@@ -353,7 +353,7 @@ def test_notebook_page(nb, site_dir, site_url, visit):
     problems += visit.problems()   # no request left the site, no console error, to the end
 
     if problems:
-        pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems[:20]), pytrace=False)
+        pytest.fail(f"{folder}{nb.stem}.html:\n- " + "\n- ".join(problems), pytrace=False)
 
 
 def test_index_search_and_other_pages(site_dir, site_url, visit):
