@@ -198,8 +198,9 @@ def graded_track(books: list[Notebook]) -> list[str]:
         "the items are readable in the course's public one, so a class that needs answers no one "
         "can look up changes them (other numbers, other inputs) in its copy.",
         "2. In DIR: `nbgrader generate_assignment NN_topic` writes the student's version to "
-        "`release/` (in each of these commands the assignment may be a pattern: `\"*\"` does "
-        "every assignment in one run, which starts much faster than one run each). Hand out that notebook; on the class hub, release it to the students and "
+        "`release/` (in `generate_assignment`, `autograde` and `generate_feedback` the "
+        "assignment may be a pattern: `\"*\"` does every assignment in one run, which starts "
+        "much faster than one run each; release and collect take one name). Hand out that notebook; on the class hub, release it to the students and "
         "collect their work through nbgrader's exchange (next paragraph).",
         "3. Put each student's submitted notebook at `submitted/<student>/NN_topic/NN_topic.ipynb` "
         "and run `nbgrader autograde NN_topic`: every autograded item gets exactly its points or "

@@ -349,7 +349,12 @@ def test_notebook_page(nb, site_dir, site_url, visit):
     problems += a11y.image_alt_problems(page, where)
     problems += a11y.axe_problems(page, where, "test_site.py", contrast_apart=CODE)
     if facts["widgets"]:   # then the live figures, moved (the page's text changes with them)
-        problems += _live_figure_problems(page, nb, site_dir, url, folder)
+        try:
+            walked = _live_figure_problems(page, nb, site_dir, url, folder)
+        except Exception as e:  # noqa: BLE001 - reported with the page's own problems, not instead
+            walked = [f"live figures: the walk stopped: {type(e).__name__}: {e}"]
+        problems += walked[:20] + ([f"… and {len(walked) - 20} more of the live figures"]
+                                   if len(walked) > 20 else [])
     problems += visit.problems()   # no request left the site, no console error, to the end
 
     if problems:
@@ -605,8 +610,8 @@ def _live_figure_problems(page, nb: Path, site_dir: Path, url: str, folder: str)
     SWITCH_MS (median). One load for both tests of the page: a load costs about 1 s."""
     datas = page.evaluate(LIVE_DATA_JS)
     cells = _widget_cells(nb)
-    # how each figure opens, read before anything is moved; then the same page, fresh, used by
-    # keyboard alone (one load for both: a second one cost about 1 s of each of these tests)
+    # how each figure opens, read before anything is moved; then the page, not moved yet (the
+    # page's own checks have only read it), used by keyboard alone: one load for both
     opened = [page.evaluate(LIVE_STATE_JS, page.locator(".live-frames").nth(w).element_handle())
               for w in range(len(datas))]
     problems = _keyboard_only(page, datas, _site_build_module().LIVE_NAV[
@@ -637,6 +642,9 @@ def _live_figure_problems(page, nb: Path, site_dir: Path, url: str, folder: str)
                 "src"].endswith(data["frames"][default][0]):
             problems.append(f"figure {w + 1} does not open at the notebook's defaults: {opened[w]}")
         state = page.evaluate(LIVE_STATE_JS, box.element_handle())
+        if w and (state["at"], state["src"]) != (opened[w]["at"], opened[w]["src"]):
+            problems.append(f"figure {w + 1} changed while the figures before it were moved: "
+                            f"{opened[w]} then {state}")
         for i, control in enumerate(data["controls"]):
             before = state
             for what in _move_all(box, control):
@@ -680,7 +688,7 @@ def _live_figure_problems(page, nb: Path, site_dir: Path, url: str, folder: str)
 
 
 def _keyboard_only(page, datas: list[dict], nav_name: str) -> list[str]:
-    """The page, just opened, used by keyboard alone, as a reader without a mouse does: Tab
+    """The page, opened and not yet moved, used by keyboard alone, as a reader without a mouse does: Tab
     to the theme's skip link, Enter; Tab to the page's link to its first live figure, Enter (the
     focus is on the figure); Tab to its first control, which must show the focus and be named by
     its label; an arrow key must show another frame. And the page links every live figure."""
