@@ -19,13 +19,11 @@ is stored with the output beside its PNG, and the site and the slides use it as 
 alt (course/alt_text.py); a live figure writes it, hidden, after its printed text
 (course/live.py), where a screen reader reads it in JupyterLab too (a stored figure's PNG
 JupyterLab draws alone, without an alt).
-The numbers are rounded to three significant digits, so the text does not depend on the
-machine (nbval compares it like any other output).
+The numbers (course.spoken) are rounded to three significant digits, so the text does not
+depend on the machine (nbval compares it like any other output).
 """
 
 from __future__ import annotations
-
-import re
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -34,7 +32,11 @@ from matplotlib.container import BarContainer
 from matplotlib.quiver import Quiver
 from matplotlib.ticker import LogFormatter, ScalarFormatter
 
-from course.i18n import _, language
+from course.i18n import _
+from course.spoken import flat as _flat
+from course.spoken import in_list as _list
+from course.spoken import number  # noqa: F401 - part of this module's interface
+from course.spoken import sentence as _sentence
 
 # A description longer than this is told again with fewer details (a screen reader reads
 # the whole alt at once: no figure should take more than a minute or so to hear).
@@ -44,51 +46,6 @@ LABELS_LISTED = 24   # the texts of a diagram read out, at most
 ROWS_LISTED = 8      # a heatmap with more rows gets its largest value, not one per row
 LINES_LISTED = 6     # a panel with more curves gets their count and their common range
 BARS_LISTED = 12
-
-
-def number(v) -> str:
-    """v as the course says numbers: three significant digits (1.23, 0.000974), a whole number
-    below a million whole (1024, not 1.02e+03), larger ones in the language's own units (572
-    million; 5.72 億), tiny ones as a power of ten in words (1.17 × 10 to the power −8: a
-    screen reader spells "1.17e-08" out), "−" for minus, -0 as 0."""
-    v = float(v)
-    if np.isnan(v):
-        return "NaN"
-    if np.isinf(v):
-        return "∞" if v > 0 else "−∞"
-    rounded = float(f"{v:.3g}")
-    if abs(v) < 1e6 and v == round(v):
-        text = str(int(v))
-    elif 1000 <= abs(rounded) < 1e6:
-        text = str(int(rounded))
-    elif 1e6 <= abs(rounded) < 1e15:
-        unit, name = next(u for u in LARGE[language()] if abs(rounded) >= u[0])
-        scaled = rounded / unit   # up to 9999 of 万: 1230 万, not 1.23e+03 万
-        text = f"{int(scaled) if abs(scaled) >= 1000 else float(f'{scaled:.3g}'):g} {name}"
-    else:
-        text = f"{v:.3g}"
-    if "e" in text:   # said, not spelled: "1.77e-71" reads aloud as "1.77 e minus 71"
-        mantissa, exponent = text.split("e")
-        # Translators: a number in powers of ten, as a screen reader should say it (1.2 × 10^-8)
-        text = _("{mantissa} × 10 to the power {exponent}").format(
-            mantissa=mantissa, exponent=int(exponent))
-    return "0" if text in ("-0", "0") else text.replace("-", "−")
-
-
-# The units of large numbers in each language, largest first: 1.54 trillion; 1.54 兆, 125 万
-LARGE = {"en": ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")),
-         "ja": ((1e12, "兆"), (1e8, "億"), (1e4, "万"))}
-
-
-def _list(items) -> str:
-    """Items joined as a list of the current language ("a, b, c"; in Japanese "a、b、c")."""
-    # Translators: the separator of a list of items (a comma and a space in English)
-    return _(", ").join(items)
-
-
-def _sentence(text: str) -> str:
-    """text ended as a sentence ("…." in English, "…。" in Japanese)."""
-    return _("{text}.").format(text=text)
 
 
 def describe(fig, max_chars: int = MAX_CHARS) -> str:
@@ -162,46 +119,6 @@ def _panels(fig) -> list[Axes]:
     return [ax for ax in fig.axes if ax.get_visible() and id(ax) not in colorbars
             and (ax.get_images() or ax.collections or ax.containers or _curves(ax)
                  or ax.get_title())]
-
-
-def _flat(text: str) -> str:
-    """A title or label as one line (its lines joined as a list), its mathtext as plain
-    symbols."""
-    from course.alt_text import tex_to_text
-
-    lines = [" ".join(line.split()) for line in str(text).splitlines()]
-    lines = [line for line in lines if line]
-    # a title of two lines ("step 40: loss 0.61" over "6 of 6 rows ...") read as two parts
-    text = ""
-    for line in lines:   # a line that opens with a bracket goes on as its remark: "… (output rows)"
-        text += line if not text else (
-            " " if text[-1] in ",:;(、。：" or line[0] in "(（" else _(", ")) + line
-    parts = text.split("$")
-    text = "".join(tex_to_text(p) if i % 2 else p for i, p in enumerate(parts))
-    if language() != "ja":   # an English voice cannot say "(注意重み)": the gloss is for the eye
-        text = _GLOSS.sub("", text)
-    return " ".join(_spoken(text).split())   # "\max_j\ p_j" leaves two spaces
-
-
-def _spoken(text: str) -> str:
-    """A label's ASCII stand-ins as a screen reader should say them: a minus sign, not a hyphen
-    it leaves out ("offset m − n", "−s_r", "−∞"); "×", not the letter x ("n × n", "2 × 8 ×
-    d_k"); "√(d_k)", not "sqrt(d_k)"; "8 to 31", not "8..31". Hyphenated words stay."""
-    text = re.sub(r"(?<![\w\-])-(?=[\w(∞√])", "−", text.replace(" - ", " − "))
-    text = re.sub(r"−inf\b", "−∞", text)
-    text = _TIMES.sub(r"\1 × ", text)
-    text = re.sub(r"\bsqrt\(", "√(", text)
-    # Translators: a range of whole numbers, "8..31" in a label ("8〜31" in Japanese)
-    return re.sub(r"(\w)\.\.(\w)", lambda m: _("{a} to {b}").format(a=m[1], b=m[2]), text)
-
-
-_FACTOR = r"(?:\d+|[A-Za-z]|d_\w+)"   # a number, a one-letter symbol or a width (d_k)
-_TIMES = re.compile(rf"\b({_FACTOR}) x (?={_FACTOR}\b)")
-
-
-# A bracketed Japanese gloss in an English title or label, "Mask patterns (マスク)"; the
-# Japanese words of a figure's data (tick labels such as 私, はし) are kept.
-_GLOSS = re.compile(r"\s*[(（][\u3000-\u30ff\u4e00-\u9fff\uff01-\uff5e\s]+[)）]")
 
 
 def _colorbar_label(mappable) -> str:
