@@ -16,9 +16,9 @@ Japanese edition gets Japanese.
 
 ``use_course_style()`` (course.figures) makes this the figure's text/plain in a notebook, so it
 is stored with the output beside its PNG, and the site and the slides use it as the image's
-alt (course/alt_text.py); a live figure writes it, hidden, after its printed text
-(course/live.py), where a screen reader reads it in JupyterLab too (a stored figure's PNG
-JupyterLab draws alone, without an alt).
+alt (course/alt_text.py), and the alt of the <img> that JupyterLab draws (its text/html,
+course.figures.figure_html); a live figure writes it, hidden, after its printed text
+(course/live.py), where a screen reader reads it in JupyterLab too.
 The numbers (course.spoken) are rounded to three significant digits, so the text does not
 depend on the machine (nbval compares it like any other output).
 """

@@ -16,6 +16,7 @@ checks such a layout: nothing cut off, no panel's labels on another panel.
 
 from __future__ import annotations
 
+import html
 import warnings
 
 import matplotlib
@@ -93,12 +94,14 @@ def _one_draw_per_notebook_figure() -> None:
 
 
 def _figures_in_words() -> None:
-    """Make a figure's text/plain its description (course.describe), not "<Figure size ...>".
+    """Make a figure's text/plain its description (course.describe), not "<Figure size ...>",
+    and show the figure with it as its alt.
 
-    The notebook stores it beside the figure's PNG: nbval compares it like any other output,
-    and the site and the slides make the image's alt from it (course/alt_text.py). JupyterLab 4
-    draws the PNG alone, without an alt, and does not show it (README, "Accessibility").
-    Issue 27.
+    The notebook stores the words beside the figure's PNG: nbval compares them like any other
+    output, and the site and the slides make the image's alt from them (course/alt_text.py).
+    JupyterLab 4 draws an image/png without an alt and does not show the text/plain beside it,
+    so each figure also gets a text/html, the same PNG as an <img> whose alt is its words,
+    which JupyterLab draws instead (README, "Accessibility"). Issue 27.
     """
     try:
         from IPython import get_ipython
@@ -117,7 +120,38 @@ def _figures_in_words() -> None:
         except Exception:   # a learner's own figure that describe cannot read: still shown
             printer.text(repr(fig))   # tests/test_stored_notebook.py: never a course figure
 
-    ip.display_formatter.formatters["text/plain"].for_type(Figure, in_words)
+    formatters = ip.display_formatter.formatters
+    formatters["text/plain"].for_type(Figure, in_words)
+
+    def shown_with_alt(fig) -> None:
+        # IPython's own way (DisplayFormatter.format) would ask each formatter in turn; this
+        # asks the same ones, so that the PNG is drawn once and serves both outputs
+        data, metadata = {}, {}
+        for mime, formatter in formatters.items():
+            value = formatter(fig)
+            if isinstance(value, tuple):   # (data, metadata): a retina PNG's width and height
+                value, metadata[mime] = value
+            if value is not None:
+                data[mime] = value
+        img = figure_html(data.get("image/png"), data.get("text/plain", ""))
+        if img:
+            data["text/html"] = img
+        if data:
+            from IPython.display import publish_display_data
+            publish_display_data(data, metadata)
+
+    # one display_data per figure, as IPython's own display would publish, with the <img alt>
+    ip.display_formatter.ipython_display_formatter.for_type(Figure, shown_with_alt)
+
+
+def figure_html(png: str | None, words: str) -> str | None:
+    """A figure's PNG (base64) as an <img> whose alt is its words; None without a PNG or words
+    (matplotlib's own "<Figure size ...>" is no words: a learner's figure describe cannot read)."""
+    words = " ".join(words.split())
+    if not png or not words or words.startswith("<Figure"):
+        return None
+    png = png.decode("ascii") if isinstance(png, bytes) else png
+    return f'<img src="data:image/png;base64,{png}" alt="{html.escape(words)}">'
 
 
 # How the course's PNGs are compressed (Pillow, through matplotlib's pil_kwargs): zlib level 1

@@ -344,6 +344,13 @@ def static_copy(path: Path, lang: str = "en", counterpart: str | None = None,
                 lambda m: f'<a href="../{m.group(2)}.html{m.group(3) or ""}">{m.group(1)}</a>',
                 cell.source)
     for i, cell in enumerate(nb.cells):   # each stored figure's alt (myst-nb's cell option)
+        for o in cell.get("outputs", []):
+            # The kernel's <img alt> of a figure (course.figures.figure_html, for JupyterLab):
+            # myst-nb would prefer it to the PNG and inline it; the page shows the PNG, as a
+            # file, with the alt below, which also names the figure's section
+            if "image/png" in o.get("data", {}) and str(o["data"].get("text/html", "")).startswith(
+                    '<img src="data:image/png;base64,'):
+                del o["data"]["text/html"]
         if cell.cell_type == "code" and any(m.startswith("image/") for o in cell.get("outputs", [])
                                             for m in o.get("data", {})):
             cell.metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = \

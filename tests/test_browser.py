@@ -70,13 +70,32 @@ LAB_KNOWN = (
     a11y.Known("aria-required-children", ".jp-WindowedPanel-viewport", "jupyterlab/jupyterlab#14765"),
     a11y.Known("aria-input-field-name", ".cm-editor", "jupyterlab/jupyterlab#10347"),
     a11y.Known("aria-input-field-name", ".widget-slider", "leongersen/noUiSlider#1223"),
-    a11y.Known("image-alt", ".jp-RenderedImage, .widget-image",
-               "jupyter/enhancement-proposals#120"),
+    # a live figure's ipywidgets Image; a stored or drawn figure is an <img alt> (figure_html)
+    a11y.Known("image-alt", ".widget-image", "jupyter/enhancement-proposals#120"),
 )
+# The figures JupyterLab has drawn in the outputs (it leaves cells far from view out of the
+# page): an image/png drawn alone, without an alt, and each <img> drawn from a text/html
+FIGURE_IMAGES_JS = """() => ({
+  bare: document.querySelectorAll('.jp-OutputArea-output.jp-RenderedImage img').length,
+  shown: [...document.querySelectorAll('.jp-OutputArea-output.jp-RenderedHTMLCommon img')].map(
+    i => ({src: (i.getAttribute('src') || '').slice(0, 40), alt: i.getAttribute('alt')}))})"""
 XDIST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 
 pytestmark = pytest.mark.browser
+
+
+def figure_alt_problems(page, name: str, at_least_one: bool) -> list[str]:
+    """Issue 27: JupyterLab draws each figure from its text/html, an <img> whose alt is the
+    figure in words (course.figures.figure_html), not from its bare PNG, which has no alt."""
+    seen = page.evaluate(FIGURE_IMAGES_JS)
+    problems = [f"{name}: {seen['bare']} figure(s) drawn from their PNG alone, without an alt"
+                ] if seen["bare"] else []
+    problems += [f"{name}: a figure <img src={i['src']!r}> in JupyterLab has {why}"
+                 for i in seen["shown"] if (why := a11y.alt_problem(i["alt"]))]
+    if at_least_one and not seen["shown"]:
+        problems.append(f"{name}: no figure drawn in JupyterLab to read the alt of")
+    return problems
 
 
 def _require_browser() -> None:
@@ -257,6 +276,7 @@ def test_notebook_in_jupyterlab(name, lab_server, lab_page, latency_report):
             run.timings["controls_s"] = time.perf_counter() - t
             run.screenshot("2-after", boxes)
             problems += [f"after moving the controls: {p}" for p in run.cell_problems()]
+        problems += figure_alt_problems(page, name, at_least_one=name in A11Y_NOTEBOOKS)
         if name in A11Y_NOTEBOOKS:
             t = time.perf_counter()
             problems += a11y.axe_problems(page, f"{name} in JupyterLab", "test_browser.py",

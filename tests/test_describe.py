@@ -342,3 +342,46 @@ def test_rows_without_a_largest_value_say_the_value_they_share():
     fig, ax = plt.subplots()
     ax.imshow(np.array([[0.0, 0.0], [0.1, 0.9]]))
     assert "; 0 in every cell of the other row (0)" in describe(fig)
+
+
+def test_a_notebook_figure_is_shown_as_its_png_its_words_and_an_img_with_them_as_alt(monkeypatch):
+    """JupyterLab draws an image/png without an alt and leaves its text/plain unshown, so a
+    figure is also published as text/html: the same PNG in an <img> whose alt is its words,
+    which JupyterLab draws instead (README, "Accessibility"). A figure describe cannot read
+    keeps matplotlib's own text and gets no <img alt> that would say "<Figure size ...>"."""
+    import html
+
+    from IPython.core.pylabtools import select_figure_formats
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    import course.describe
+    from course import figures
+
+    shell = InteractiveShell.instance()   # a shell of its own, cleared at the end
+    try:
+        # what a notebook's kernel does: every format on (a terminal shows text alone), and
+        # the inline backend's PNG
+        shell.display_formatter.active_types = shell.display_formatter.format_types
+        select_figure_formats(shell, {"png"})
+        figures.use_course_style()
+        fig = weights_figure()
+        with capture_output() as shown:
+            shell.display_formatter.format(fig)   # IPython's own call, from display() or Out
+        assert [sorted(o.data) for o in shown.outputs] == [["image/png", "text/html", "text/plain"]]
+        data = shown.outputs[0].data
+        assert data["text/plain"] == describe(fig)
+        assert data["text/html"] == (f'<img src="data:image/png;base64,{data["image/png"]}" '
+                                     f'alt="{html.escape(describe(fig))}">')
+
+        def cannot(fig):
+            raise ValueError("not a figure the course draws")
+        monkeypatch.setattr(course.describe, "describe", cannot)
+        figures.use_course_style()   # what the notebook's first cell does, now with `cannot`
+        with capture_output() as shown:
+            shell.display_formatter.format(fig)
+        (data,) = [o.data for o in shown.outputs]
+        assert data["text/plain"].startswith("<Figure size") and "text/html" not in data
+        assert "image/png" in data
+    finally:
+        InteractiveShell.clear_instance()

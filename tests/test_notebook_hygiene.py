@@ -83,7 +83,10 @@ ENGLISH_DESCRIPTION = re.compile(r"\b(?:heatmap|against|rising|falling|turning|l
                          ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_stored_figure_is_described_in_words_in_its_language(path):
     """Issue 27: a figure's text/plain is its description (course/describe.py, made the
-    figure's text by use_course_style), the alt of its image on the site and the slides."""
+    figure's text by use_course_style), the alt of its image on the site and the slides; its
+    text/html, which JupyterLab draws instead of the PNG, is the same PNG with those words as
+    its alt (course.figures.figure_html)."""
+    import html
     from tests.figure_texts import JAPANESE
 
     japanese = path.parent.name == "ja"
@@ -99,6 +102,14 @@ def test_every_stored_figure_is_described_in_words_in_its_language(path):
             if japanese:
                 assert JAPANESE.search(text) and not ENGLISH_DESCRIPTION.search(text), (
                     f"{path.name} code cell {i}: the description is not in Japanese: {text!r}")
+            png = "".join(o["data"]["image/png"]).replace("\n", "")
+            img = re.fullmatch(r'<img src="data:image/png;base64,([^"]*)" alt="([^"]*)">',
+                               "".join(o["data"].get("text/html", "")))
+            assert img, f"{path.name} code cell {i}: a figure without its <img alt> (text/html)"
+            assert img.group(1).replace("\n", "") == png, (
+                f"{path.name} code cell {i}: the <img alt> shows another PNG than the figure's")
+            assert html.unescape(img.group(2)) == " ".join(text.split()), (
+                f"{path.name} code cell {i}: the <img>'s alt is not the figure's words")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
