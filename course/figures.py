@@ -123,35 +123,48 @@ def _figures_in_words() -> None:
     formatters = ip.display_formatter.formatters
     formatters["text/plain"].for_type(Figure, in_words)
 
-    def shown_with_alt(fig) -> None:
-        # IPython's own way (DisplayFormatter.format) would ask each formatter in turn; this
-        # asks the same ones, so that the PNG is drawn once and serves both outputs
-        data, metadata = {}, {}
-        for mime, formatter in formatters.items():
-            value = formatter(fig)
-            if isinstance(value, tuple):   # (data, metadata): a retina PNG's width and height
-                value, metadata[mime] = value
-            if value is not None:
-                data[mime] = value
-        img = figure_html(data.get("image/png"), data.get("text/plain", ""))
-        if img:
-            data["text/html"] = img
-        if data:
-            from IPython.display import publish_display_data
-            publish_display_data(data, metadata)
+    # The <img alt> is a text/html of its own, which IPython's display asks for before the
+    # image/png: drawn for it, the PNG is kept (one figure, one use) and handed to the image/png
+    # formatter that comes next, so that the figure is drawn once. display()'s display_id,
+    # metadata and include/exclude work as for any object.
+    png_formatter = formatters["image/png"]
+    try:
+        draw = png_formatter.lookup_by_type(Figure)
+    except KeyError:   # no PNG of figures here (another backend or figure format): no <img>
+        return
+    kept = []   # [(figure, its PNG)], set by as_img, taken by png, emptied after each cell
 
-    # one display_data per figure, as IPython's own display would publish, with the <img alt>
-    ip.display_formatter.ipython_display_formatter.for_type(Figure, shown_with_alt)
+    def png(fig):
+        if kept and kept[0][0] is fig:
+            return kept.pop()[1]
+        return draw(fig)
+
+    def as_img(fig):
+        words = formatters["text/plain"](fig)   # in_words above
+        value = png_formatter(fig) if words and not words.startswith("<Figure") else None
+        if value is None:   # no words (a learner's figure describe cannot read), or no PNG
+            return None
+        kept[:] = [(fig, value)]
+        data, metadata = value if isinstance(value, tuple) else (value, {})
+        return figure_html(data, words, metadata.get("width"), metadata.get("height"))
+
+    png_formatter.for_type(Figure, png)
+    formatters["text/html"].for_type(Figure, as_img)
+    ip.events.register("post_execute", kept.clear)   # a PNG no image/png took (excluded) goes
 
 
-def figure_html(png: str | None, words: str) -> str | None:
-    """A figure's PNG (base64) as an <img> whose alt is its words; None without a PNG or words
-    (matplotlib's own "<Figure size ...>" is no words: a learner's figure describe cannot read)."""
+def figure_html(png: str | bytes | None, words: str, width: int | None = None,
+                height: int | None = None) -> str | None:
+    """A figure's PNG (base64) as an <img> whose alt is its words, with the width and height a
+    retina PNG is drawn at; None without a PNG or words (matplotlib's own "<Figure size ...>"
+    is no words: a learner's figure describe cannot read)."""
     words = " ".join(words.split())
     if not png or not words or words.startswith("<Figure"):
         return None
     png = png.decode("ascii") if isinstance(png, bytes) else png
-    return f'<img src="data:image/png;base64,{png}" alt="{html.escape(words)}">'
+    size = "".join(f' {name}="{int(v)}"' for name, v in (("width", width), ("height", height))
+                   if v is not None)
+    return f'<img src="data:image/png;base64,{png}" alt="{html.escape(words)}"{size}>'
 
 
 # How the course's PNGs are compressed (Pillow, through matplotlib's pil_kwargs): zlib level 1

@@ -346,13 +346,15 @@ def test_rows_without_a_largest_value_say_the_value_they_share():
 
 def test_a_notebook_figure_is_shown_as_its_png_its_words_and_an_img_with_them_as_alt(monkeypatch):
     """JupyterLab draws an image/png without an alt and leaves its text/plain unshown, so a
-    figure is also published as text/html: the same PNG in an <img> whose alt is its words,
-    which JupyterLab draws instead (README, "Accessibility"). A figure describe cannot read
-    keeps matplotlib's own text and gets no <img alt> that would say "<Figure size ...>"."""
+    figure also has a text/html: the same PNG in an <img> whose alt is its words, which
+    JupyterLab draws instead (README, "Accessibility"). The figure is drawn once for both; its
+    formats come from IPython's own format(), so display()'s display_id, metadata and
+    include/exclude work as for any object. A figure describe cannot read keeps matplotlib's
+    own text and gets no <img alt> that would say "<Figure size ...>"."""
     import html
 
-    from IPython.core.pylabtools import select_figure_formats
     from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
     from IPython.utils.capture import capture_output
 
     import course.describe
@@ -363,24 +365,38 @@ def test_a_notebook_figure_is_shown_as_its_png_its_words_and_an_img_with_them_as
         # what a notebook's kernel does: every format on (a terminal shows text alone), and
         # the inline backend's PNG
         shell.display_formatter.active_types = shell.display_formatter.format_types
-        select_figure_formats(shell, {"png"})
+        select_figure_formats(shell, {"png"}, bbox_inches=None)   # as use_course_style asks
         figures.use_course_style()
         fig = weights_figure()
-        with capture_output() as shown:
-            shell.display_formatter.format(fig)   # IPython's own call, from display() or Out
-        assert [sorted(o.data) for o in shown.outputs] == [["image/png", "text/html", "text/plain"]]
-        data = shown.outputs[0].data
+        draws = []
+        fig.canvas.mpl_connect("draw_event", draws.append)
+        with capture_output() as published:
+            data, metadata = shell.display_formatter.format(fig)
+        assert not published.outputs   # formats only: display() publishes them, with its ids
+        assert sorted(data) == ["image/png", "text/html", "text/plain"] and len(draws) == 1
         assert data["text/plain"] == describe(fig)
         assert data["text/html"] == (f'<img src="data:image/png;base64,{data["image/png"]}" '
                                      f'alt="{html.escape(describe(fig))}">')
+        data, _ = shell.display_formatter.format(fig, exclude={"text/html"})
+        assert sorted(data) == ["image/png", "text/plain"] and len(draws) == 2
+        data, _ = shell.display_formatter.format(fig, exclude={"image/png"})
+        assert sorted(data) == ["text/html", "text/plain"]
+        shell.events.trigger("post_execute")   # the end of the cell: the unused PNG is dropped
+        data, _ = shell.display_formatter.format(fig, include={"image/png"})
+        assert list(data) == ["image/png"] and len(draws) == 4   # drawn anew, not the kept one
+
+        # a learner's retina figures: drawn at 2x, shown at their size
+        select_figure_formats(shell, {"retina"}, bbox_inches=None)
+        figures.use_course_style()
+        data, metadata = shell.display_formatter.format(fig)
+        w, h = metadata["image/png"]["width"], metadata["image/png"]["height"]
+        assert data["text/html"].endswith(f' width="{w}" height="{h}">')
 
         def cannot(fig):
             raise ValueError("not a figure the course draws")
         monkeypatch.setattr(course.describe, "describe", cannot)
         figures.use_course_style()   # what the notebook's first cell does, now with `cannot`
-        with capture_output() as shown:
-            shell.display_formatter.format(fig)
-        (data,) = [o.data for o in shown.outputs]
+        data, _ = shell.display_formatter.format(fig)
         assert data["text/plain"].startswith("<Figure size") and "text/html" not in data
         assert "image/png" in data
     finally:
