@@ -368,7 +368,10 @@ def _curves_text(ax, curves, detail: int) -> str:
         return head + _sentence(_("measured on this machine, not repeated here (the values "
                                   "differ from run to run): {names}, x from {x0} to {x1}").format(
             names=_list(names) or len(curves), x0=number(xs.min()), x1=number(xs.max())))
-    if len(curves) > LINES_LISTED or detail == 0:
+    # curves told one by one need their names: six unnamed "from 1.89 to 0.27"s say nothing a
+    # listener can tell apart (their legend is another panel's, or there is none)
+    unnamed = len(curves) > 1 and not all(_label(line) for line in curves)
+    if len(curves) > LINES_LISTED or detail == 0 or unnamed:
         ys = np.concatenate([_finite(line)[1] for line in curves])
         if ys.size == 0:
             return head + _sentence(_("{k} curves").format(k=len(curves)))

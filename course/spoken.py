@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from course.i18n import _, language
+from course.i18n import N_, _, language
 
 
 def number(v) -> str:
@@ -71,6 +71,9 @@ def flat(text: str) -> str:
     # a title of two lines ("step 40: loss 0.61" over "6 of 6 rows ...") read as two parts
     text = ""
     for line in lines:   # a line that opens with a bracket goes on as its remark: "… (output rows)"
+        if text and text[-1] in ")）" and line[0] in "(（":   # two remarks: one bracket, "(a, b)"
+            text = text[:-1] + _(", ") + line[1:]
+            continue
         text += line if not text else (
             " " if text[-1] in ",:;(、。：" or line[0] in "(（" else _(", ")) + line
     parts = text.split("$")
@@ -88,10 +91,19 @@ def _spoken(text: str) -> str:
     text = re.sub(r"−inf\b", "−∞", text)
     text = _TIMES.sub(r"\1 × ", text)
     text = re.sub(r"\bsqrt\(", "√(", text)
+    text = _UNIT.sub(lambda m: _("{label}, in {unit}").format(
+        label=m[1], unit=_(UNITS[m[2]])), text)
     # Translators: a range of whole numbers, "8..31" in a label ("8〜31" in Japanese)
     return re.sub(r"(\w)\.\.(\w)", lambda m: _("{a} to {b}").format(a=m[1], b=m[2]), text)
 
 
+# A unit in square brackets, "time per call [s]", which a screen reader at its default
+# punctuation reads as a bare "s": said as words, "time per call, in seconds". Only these
+# (a bracket after a symbol, "W_K[2,2]", is an index and stays)
+# Translators: the units, said in words ("time per call, in seconds")
+UNITS = {"s": N_("seconds"), "秒": N_("seconds"), "nats": N_("nats"), "ナット": N_("nats"),
+         "MiB": N_("mebibytes")}
+_UNIT = re.compile(r"(\S(?:.*?\S)?) \[(" + "|".join(map(re.escape, UNITS)) + r")\](?!\w)")
 _FACTOR = r"(?:\d+|[A-Za-z]|d_\w+)"   # a number, a one-letter symbol or a width (d_k)
 _TIMES = re.compile(rf"\b({_FACTOR}) x (?={_FACTOR}\b)")
 
