@@ -224,9 +224,12 @@ def _heatmap(ax, mappable, detail: int, said: dict) -> str:
     if what:
         text += _(" ({what})").format(what=what)
     rows, cols = _axis_label(ax, "y"), _axis_label(ax, "x")
-    if rows and cols and (detail >= 2 or said.get("rows and columns") != (rows, cols)):
+    # with fewer details, the rows and columns an earlier panel named are not named again
+    # (notebook 08's layers alternate between two pairs of names)
+    named = said.setdefault("rows and columns", set())
+    if rows and cols and (detail >= 2 or (rows, cols) not in named):
         text += _(", rows: {rows}, columns: {cols}").format(rows=rows, cols=cols)
-    said["rows and columns"] = (rows, cols)
+    named.add((rows, cols))
     empty = int(np.ma.count_masked(values))
     if empty == values.size:
         return _sentence(text + _(", every cell empty"))

@@ -433,3 +433,20 @@ def test_a_notebook_figure_is_shown_as_its_png_its_words_and_an_img_with_them_as
         assert "image/png" in data
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_with_fewer_details_rows_and_columns_named_before_are_not_named_again():
+    """Notebook 08's layers alternate self- and cross-attention: at fewer details each pair of
+    axis names is said once, which leaves room for each query's largest key."""
+    rng = np.random.default_rng(0)
+    fig, axes = plt.subplots(1, 4)
+    for k, ax in enumerate(axes):
+        ax.imshow(rng.random((3, 3)))
+        ax.set_title(f"layer {k // 2 + 1}: {'self' if k % 2 == 0 else 'cross'}")
+        ax.set_ylabel("query: decoder position i")
+        ax.set_xlabel("key: decoder position j" if k % 2 == 0 else "key: encoder position j")
+    full = describe(fig, max_chars=10_000)
+    assert full.count("rows: query: decoder position i") == 4
+    short = describe(fig, max_chars=len(full) - 1)
+    assert short.count("rows: query: decoder position i") < 4
+    assert short.count("largest in each row") >= 3
