@@ -78,7 +78,8 @@ LAB_KNOWN = (
 FIGURE_IMAGES_JS = """() => ({
   bare: document.querySelectorAll('.jp-OutputArea-output.jp-RenderedImage img').length,
   shown: [...document.querySelectorAll('.jp-OutputArea-output.jp-RenderedHTMLCommon img')].map(
-    i => ({src: (i.getAttribute('src') || '').slice(0, 40), alt: i.getAttribute('alt')}))})"""
+    i => ({src: (i.getAttribute('src') || '').slice(0, 40), alt: i.getAttribute('alt'),
+           broken: i.complete && i.naturalWidth === 0}))})"""
 XDIST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 
@@ -93,6 +94,8 @@ def figure_alt_problems(page, name: str, at_least_one: bool) -> list[str]:
                 ] if seen["bare"] else []
     problems += [f"{name}: a figure <img src={i['src']!r}> in JupyterLab has {why}"
                  for i in seen["shown"] if (why := a11y.alt_problem(i["alt"]))]
+    problems += [f"{name}: a figure <img src={i['src']!r}> in JupyterLab is not drawn: "
+                 "its src is broken (or was cut by the sanitizer)" for i in seen["shown"] if i["broken"]]
     if at_least_one and not seen["shown"]:
         problems.append(f"{name}: no figure drawn in JupyterLab to read the alt of")
     return problems
@@ -255,6 +258,8 @@ def test_notebook_in_jupyterlab(name, lab_server, lab_page, latency_report):
             f"{name} is not running on a kernel of its own: {kernels} "
             f"(kernels of earlier notebooks: {sorted(lab_page.kernels_seen)})")
         lab_page.kernels_seen.update(kernels)
+        # the stored outputs as a learner first sees them, untrusted: HTML sanitized
+        problems += figure_alt_problems(page, f"{name} as stored", at_least_one=False)
         run.run_all()
         run.wait_widgets()
         if run.widget_state != "done":
@@ -378,5 +383,33 @@ def test_run_state_reads_each_wait_afresh(chromium):
         page.evaluate("""() => { document.querySelectorAll('.jp-InputArea-prompt')
                                  .forEach((p, i) => { if (i) p.textContent = '[ ]:'; }); }""")
         assert state() == "stopped"                  # JupyterLab 4.6's picture: at once
+    finally:
+        page.close()
+
+
+def test_figure_alt_problems_finds_a_bare_png_an_img_without_words_and_a_broken_one(chromium):
+    """figure_alt_problems on a page that looks like JupyterLab's outputs: a figure drawn from
+    its PNG alone, one <img> drawn from a text/html without an alt, one whose src is broken."""
+    png = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAAB"
+           "JRU5ErkJggg==")   # one white pixel
+    page = chromium.new_page()
+    try:
+        page.set_content(
+            '<div class="jp-OutputArea-output jp-RenderedImage">'
+            f'<img src="data:image/png;base64,{png}"></div>'
+            '<div class="jp-OutputArea-output jp-RenderedHTMLCommon">'
+            f'<img src="data:image/png;base64,{png}" alt="a heatmap of 3 × 3 values"></div>'
+            '<div class="jp-OutputArea-output jp-RenderedHTMLCommon">'
+            f'<img src="data:image/png;base64,{png}"></div>'
+            '<div class="jp-OutputArea-output jp-RenderedHTMLCommon">'
+            '<img src="data:image/png;base64,bm90IGEgcG5n" alt="a curve"></div>')
+        page.wait_for_function("() => [...document.images].every(i => i.complete)")
+        problems = figure_alt_problems(page, "sample", at_least_one=True)
+        assert len(problems) == 3, problems
+        assert "1 figure(s) drawn from their PNG alone" in problems[0]
+        assert "has no alt" in problems[1] and "is not drawn" in problems[2]
+        page.set_content("<p>no figure in view</p>")
+        assert figure_alt_problems(page, "sample", at_least_one=False) == []
+        assert "no figure drawn" in figure_alt_problems(page, "sample", at_least_one=True)[0]
     finally:
         page.close()
