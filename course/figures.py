@@ -23,7 +23,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from course.i18n import _, shown
+from course.i18n import N_, _, shown
 
 # The course's series colours: Okabe and Ito's palette (2008), made to stay apart under the
 # common colour-vision deficiencies (course/colour_check.py checks every figure), without its
@@ -146,25 +146,43 @@ def _figures_in_words() -> None:
             return None
         kept[:] = [(fig, value)]
         data, metadata = value if isinstance(value, tuple) else (value, {})
-        return figure_html(data, words, metadata.get("width"), metadata.get("height"))
+        try:   # the words without their length limit, where the alt had to leave some out
+            full = describe(fig, max_chars=FULL_CHARS)
+        except Exception:
+            full = None
+        return figure_html(data, words, metadata.get("width"), metadata.get("height"), full)
 
     png_formatter.for_type(Figure, png)
     formatters["text/html"].for_type(Figure, as_img)
     ip.events.register("post_execute", kept.clear)   # a PNG no image/png took (excluded) goes
 
 
+# The figure in words in full, where its alt (course.describe.MAX_CHARS) had to leave details
+# out: a figure of twelve heatmaps has no room in a short alt for each query's largest key.
+FULL_CHARS = 6000
+
+
 def figure_html(png: str | bytes | None, words: str, width: int | None = None,
-                height: int | None = None) -> str | None:
+                height: int | None = None, full: str | None = None) -> str | None:
     """A figure's PNG (base64) as an <img> whose alt is its words, with the width and height a
-    retina PNG is drawn at; None without a PNG or words (matplotlib's own "<Figure size ...>"
-    is no words: a learner's figure describe cannot read)."""
+    retina PNG is drawn at, and, where `full` says more than the alt, a disclosure below it
+    (<details>, closed) with the full words; None without a PNG or words (matplotlib's own
+    "<Figure size ...>" is no words: a learner's figure describe cannot read)."""
     words = " ".join(words.split())
     if not png or not words or words.startswith("<Figure"):
         return None
     png = png.decode("ascii") if isinstance(png, bytes) else png
     size = "".join(f' {name}="{int(v)}"' for name, v in (("width", width), ("height", height))
                    if v is not None)
-    return f'<img src="data:image/png;base64,{png}" alt="{html.escape(words)}"{size}>'
+    img = f'<img src="data:image/png;base64,{png}" alt="{html.escape(words)}"{size}>'
+    full = " ".join((full or "").split())
+    if full and full != words:
+        img += (f'<details class="course-figure-words"><summary>{html.escape(_(FULL_WORDS))}'
+                f'</summary><p>{html.escape(full)}</p></details>')
+    return img
+
+
+FULL_WORDS = N_("The figure in words, in full")
 
 
 # How the course's PNGs are compressed (Pillow, through matplotlib's pil_kwargs): zlib level 1

@@ -344,13 +344,23 @@ def static_copy(path: Path, lang: str = "en", counterpart: str | None = None,
                 lambda m: f'<a href="../{m.group(2)}.html{m.group(3) or ""}">{m.group(1)}</a>',
                 cell.source)
     for i, cell in enumerate(nb.cells):   # each stored figure's alt (myst-nb's cell option)
+        outputs = []
         for o in cell.get("outputs", []):
+            outputs.append(o)
             # The kernel's <img alt> of a figure (course.figures.figure_html, for JupyterLab):
             # myst-nb would prefer it to the PNG and inline it; the page shows the PNG, as a
-            # file, with the alt below, which also names the figure's section
-            if "image/png" in o.get("data", {}) and str(o["data"].get("text/html", "")).startswith(
+            # file, with the alt below, which also names the figure's section. The full words
+            # that may follow the <img> (a <details>) stay, as an output of their own after it
+            shown = str(o.get("data", {}).get("text/html", ""))
+            if "image/png" in o.get("data", {}) and shown.startswith(
                     '<img src="data:image/png;base64,'):
                 del o["data"]["text/html"]
+                details = shown[shown.find("<details"):] if "<details" in shown else ""
+                if details:
+                    outputs.append(nbformat.v4.new_output(
+                        "display_data", data={"text/html": details}))
+        if cell.cell_type == "code":
+            cell.outputs = outputs
         if cell.cell_type == "code" and any(m.startswith("image/") for o in cell.get("outputs", [])
                                             for m in o.get("data", {})):
             cell.metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = \

@@ -409,6 +409,16 @@ def test_a_notebook_figure_is_shown_as_its_png_its_words_and_an_img_with_them_as
         assert data["text/plain"] == describe(fig)
         assert data["text/html"] == (f'<img src="data:image/png;base64,{data["image/png"]}" '
                                      f'alt="{html.escape(describe(fig))}">')
+        many = weights_figure()   # twelve panels: the alt leaves details out, the full words
+        for ax in many.subplots(3, 4):   # below it (a closed <details>) do not
+            for a in ax:
+                a.imshow(np.random.default_rng(0).random((6, 6)))
+        shown = shell.display_formatter.format(many)[0]["text/html"]
+        full = describe(many, max_chars=figures.FULL_CHARS)
+        assert len(describe(many)) <= course.describe.MAX_CHARS < len(full)
+        assert shown.endswith(f'<details class="course-figure-words"><summary>The figure in words, '
+                              f'in full</summary><p>{html.escape(full)}</p></details>')
+        assert "<details" not in data["text/html"]   # the alt says it all
         data, _ = shell.display_formatter.format(fig, exclude={"text/html"})
         assert sorted(data) == ["image/png", "text/plain"] and len(draws) == 2
         data, _ = shell.display_formatter.format(fig, exclude={"image/png"})

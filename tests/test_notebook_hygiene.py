@@ -85,7 +85,8 @@ def test_every_stored_figure_is_described_in_words_in_its_language(path):
     """Issue 27: a figure's text/plain is its description (course/describe.py, made the
     figure's text by use_course_style), the alt of its image on the site and the slides; its
     text/html, which JupyterLab draws instead of the PNG, is the same PNG with those words as
-    its alt (course.figures.figure_html)."""
+    its alt (course.figures.figure_html), and the full words below it where the alt is short
+    of them."""
     import html
     from tests.figure_texts import JAPANESE
 
@@ -103,13 +104,21 @@ def test_every_stored_figure_is_described_in_words_in_its_language(path):
                 assert JAPANESE.search(text) and not ENGLISH_DESCRIPTION.search(text), (
                     f"{path.name} code cell {i}: the description is not in Japanese: {text!r}")
             png = "".join(o["data"]["image/png"]).replace("\n", "")
-            img = re.fullmatch(r'<img src="data:image/png;base64,([^"]*)" alt="([^"]*)">',
+            img = re.fullmatch(r'<img src="data:image/png;base64,([^"]*)" alt="([^"]*)">'
+                               r'(?:<details class="course-figure-words"><summary>[^<]+</summary>'
+                               r'<p>([^<]+)</p></details>)?',
                                "".join(o["data"].get("text/html", "")))
             assert img, f"{path.name} code cell {i}: a figure without its <img alt> (text/html)"
             assert img.group(1).replace("\n", "") == png, (
                 f"{path.name} code cell {i}: the <img alt> shows another PNG than the figure's")
             assert html.unescape(img.group(2)) == " ".join(text.split()), (
                 f"{path.name} code cell {i}: the <img>'s alt is not the figure's words")
+            full = html.unescape(img.group(3) or "")
+            assert not full or len(full) > len(" ".join(text.split())), (
+                f"{path.name} code cell {i}: the full words say no more than the alt")
+            if japanese and full:
+                assert JAPANESE.search(full) and not ENGLISH_DESCRIPTION.search(full), (
+                    f"{path.name} code cell {i}: the full words are not in Japanese")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
