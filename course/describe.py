@@ -523,18 +523,33 @@ def _bars(ax, container, detail: int) -> str:
         positions = [p.get_y() + p.get_height() / 2 if horizontal else p.get_x() + p.get_width() / 2
                      for p in container.patches]
         axis = ax.yaxis if horizontal else ax.xaxis
-        names = {round(float(loc), 6): _flat(t.get_text())
-                 for loc, t in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False)} \
-            if _named(axis) else {}
         items = []
         for pos, v in zip(positions, values, strict=True):
-            name = names.get(round(float(pos), 6), "")
+            name = _bar_name(axis, pos)
             items.append(_("{name} {value}").format(name=name, value=number(v))
                          if name else number(v))
         return lead + _sentence(_("{what}: {values}").format(what=what, values=_list(items)))
-    i = int(values.argmax())
-    return lead + _sentence(what + _(", from {lo} to {hi}, the largest is bar {k}").format(
-        lo=number(values.min()), hi=number(values.max()), k=i + 1))
+    # the largest bar told by where it stands, as its axis counts ("x = 24"), not "bar 25"
+    # (its count from 1, which a listener takes for a position of bars numbered from 0)
+    patch = container.patches[int(values.argmax())]
+    pos = patch.get_y() + patch.get_height() / 2 if horizontal else patch.get_x() + patch.get_width() / 2
+    axis = ax.yaxis if horizontal else ax.xaxis
+    where = _bar_name(axis, pos) or f"{'y' if horizontal else 'x'} = {number(pos)}"
+    return lead + _sentence(what + _(", from {lo} to {hi}, the largest at {where}").format(
+        lo=number(values.min()), hi=number(values.max()), where=where))
+
+
+def _bar_name(axis, pos: float) -> str:
+    """The name of the tick a bar stands at, or beside (grouped bars are drawn off their tick,
+    by less than half the distance to the next one); "" on an axis of numbers."""
+    if not _named(axis):
+        return ""
+    locs = np.asarray(axis.get_ticklocs(), dtype=float)
+    if locs.size == 0:
+        return ""
+    k = int(np.abs(locs - pos).argmin())
+    gap = np.diff(np.sort(locs)).min() if locs.size > 1 else np.inf
+    return _flat(axis.get_ticklabels()[k].get_text()) if abs(locs[k] - pos) < gap / 2 else ""
 
 
 def _points(ax, coll) -> str:

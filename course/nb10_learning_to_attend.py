@@ -150,8 +150,8 @@ def plot_width_experiment(results: dict, widths):
     # viridis up to 0.55: its lighter end is too pale for a line on white (3:1, WCAG 1.4.11)
     colors = plt.get_cmap("viridis")(np.linspace(0.0, 0.55, len(widths)))
     titles = (_("loss [nats]"),
-              _("$\\|\\partial L / \\partial S\\|_F$ at the softmax\ninput (mean of 5 steps)"),
-              _("attention entropy,\noutput rows [nats]"))
+              _("$\\|\\partial L / \\partial S\\|_F$ at the softmax input\n(mean of 5 steps)"),
+              _("attention entropy\n(output rows) [nats]"))
     for color, d_k in zip(colors, widths, strict=True):
         for scaled, ls in ((True, "-"), (False, "--")):
             log = np.asarray(results[d_k, scaled], dtype=float)

@@ -131,7 +131,11 @@ def test_many_bars_and_many_curves_are_summed_up():
     for k in range(8):
         ax2.plot([0, 1, 2], [k, k + 1, k + 3])
     text = describe(fig)
-    assert "30 bars, from 0 to 6, the largest is bar 7." in text
+    assert "30 bars, from 0 to 6, the largest at x = 6." in text   # bars 0 to 29
+    fig, ax = plt.subplots()   # grouped bars beside their named ticks: the tick's name
+    ax.bar(np.arange(13) - 0.2, np.arange(13) % 5, 0.4)
+    ax.set_xticks(range(13), [f"book {k}" for k in range(13)])
+    assert describe(fig).endswith("13 bars, from 0 to 4, the largest at book 4.")
     assert "8 curves, y from 0 to 10." in text
 
 
