@@ -265,6 +265,13 @@ def guide_text() -> str:
         *(["Serving the course to a whole class from one machine (JupyterHub, one link per "
            "student) is described in [hub/README.md](../hub/README.md).", ""]
           if (ROOT / "hub" / "README.md").exists() else []),
+        "Learners who cannot see a figure: every figure the notebooks draw carries its content in "
+        "words (which key each query weights most, where a curve turns), in the notebook's "
+        "language. A screen reader reads it as the figure's alt in JupyterLab, on the slides and "
+        "on the site. Where the alt had to leave details out, a closed \"The figure in words, in "
+        "full\" (「図の説明 (全文)」) follows the figure: the one line you will see under some "
+        "figures on the projector. Every slider and list can be moved from the keyboard "
+        "(README.md, \"Accessibility\").", "",
         "## At a glance", "",
         "| Notebook | Builds on | Run time (measured) | Class time (estimated) | Self-checks "
         "| Session |", "|---|---|---|---|---|---|"]
