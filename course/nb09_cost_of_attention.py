@@ -35,7 +35,7 @@ NOTEBOOK_TITLES = (
     N_("time per call [s] (log scale)"), N_("peak memory [MiB] (log scale)"),
     N_("Time of naive attention"), N_("Peak memory of naive attention"),
     N_("Peak memory: naive vs tiled"), N_("Time: naive vs tiled"),
-    N_("naive"), N_("naive (whole n x n)"), N_("tiled, b = 256"),
+    N_("naive"), N_("naive (whole n x n)"), N_("tiled (b = 256)"),
 )
 
 
