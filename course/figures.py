@@ -140,6 +140,7 @@ def _figures_in_words() -> None:
         return draw(fig)
 
     def as_img(fig):
+        kept.clear()   # an earlier display's PNG of this figure (its image/png excluded): drawn anew
         words = formatters["text/plain"](fig)   # in_words above
         value = png_formatter(fig) if words and not words.startswith("<Figure") else None
         if value is None:   # no words (a learner's figure describe cannot read), or no PNG

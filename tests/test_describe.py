@@ -426,10 +426,13 @@ def test_a_notebook_figure_is_shown_as_its_png_its_words_and_an_img_with_them_as
         data, _ = shell.display_formatter.format(fig, exclude={"text/html"})
         assert sorted(data) == ["image/png", "text/plain"] and len(draws) == 2
         data, _ = shell.display_formatter.format(fig, exclude={"image/png"})
-        assert sorted(data) == ["text/html", "text/plain"]
+        assert sorted(data) == ["text/html", "text/plain"] and len(draws) == 3
+        data, _ = shell.display_formatter.format(fig)   # the PNG kept from it is not reused
+        assert len(draws) == 4
+        data, _ = shell.display_formatter.format(fig, exclude={"image/png"})
         shell.events.trigger("post_execute")   # the end of the cell: the unused PNG is dropped
         data, _ = shell.display_formatter.format(fig, include={"image/png"})
-        assert list(data) == ["image/png"] and len(draws) == 4   # drawn anew, not the kept one
+        assert list(data) == ["image/png"] and len(draws) == 6   # drawn anew, not the kept one
 
         # a learner's retina figures: drawn at 2x, shown at their size
         select_figure_formats(shell, {"retina"}, bbox_inches=None)
