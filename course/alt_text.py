@@ -17,6 +17,10 @@ import html
 import re
 
 FIGURE = {"en": "Figure", "ja": "図"}
+# How a figure's <img alt> (its text/html, course.figures.figure_html, for JupyterLab) begins:
+# the site (site/build.py) knows it by this and shows the PNG instead
+FIGURE_IMG = '<img src="data:image/png;base64,'
+
 LIVE_FIGURE = {"en": "Live figure", "ja": "インタラクティブな図"}
 MAX_CHARS = 400
 

@@ -175,7 +175,9 @@ def figure_html(png: str | bytes | None, words: str, width: int | None = None,
     png = png.decode("ascii") if isinstance(png, bytes) else png
     size = "".join(f' {name}="{int(v)}"' for name, v in (("width", width), ("height", height))
                    if v is not None)
-    img = f'<img src="data:image/png;base64,{png}" alt="{html.escape(words)}"{size}>'
+    from course.alt_text import FIGURE_IMG
+
+    img = f'{FIGURE_IMG}{png}" alt="{html.escape(words)}"{size}>'
     full = " ".join((full or "").split())
     if full and full != words:
         img += (f'<details class="course-figure-words"><summary>{html.escape(_(FULL_WORDS))}'

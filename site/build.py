@@ -352,8 +352,7 @@ def static_copy(path: Path, lang: str = "en", counterpart: str | None = None,
             # file, with the alt below, which also names the figure's section. The full words
             # that may follow the <img> (a <details>) stay, as an output of their own after it
             shown = str(o.get("data", {}).get("text/html", ""))
-            if "image/png" in o.get("data", {}) and shown.startswith(
-                    '<img src="data:image/png;base64,'):
+            if "image/png" in o.get("data", {}) and shown.startswith(alt_text.FIGURE_IMG):
                 del o["data"]["text/html"]
                 details = shown[shown.find("<details"):] if "<details" in shown else ""
                 if details:
