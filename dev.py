@@ -17,6 +17,7 @@
     python3 dev.py present         # slideshow with live sliders (Voila, reveal.js) on 127.0.0.1
     python3 dev.py ja              # Japanese edition: update catalogs, build and run notebooks/ja/
     python3 dev.py lab --lang ja   # JupyterLab in Japanese on the Japanese edition
+    python3 dev.py labextension    # rebuild the course's JupyterLab extension (needs npm)
 
 Only the standard library is used here, so it runs on a fresh Python 3.11+ (Linux, macOS or
 Windows). Extra arguments after `test` go to pytest; after `regenerate`, notebook paths.
@@ -87,7 +88,9 @@ def lowest_pins(texts: list[str]) -> list[str]:
 
 def _requirements_hash() -> str:
     h = hashlib.sha256()
-    for name in (*REQUIREMENTS, "pyproject.toml"):
+    # and the prebuilt JupyterLab extension that the install copies (pyproject.toml, data-files):
+    # its package.json names its build's files, which change with every change of its code
+    for name in (*REQUIREMENTS, "pyproject.toml", "labextension/prebuilt/package.json"):
         h.update((ROOT / name).read_bytes())
     return h.hexdigest()
 
@@ -272,7 +275,8 @@ def cmd_test(args: list[str]) -> int:
 
 
 GRADED_VENV = ROOT / ".venv-graded"
-GRADED_FILES = ("requirements.txt", "requirements-graded.txt", "pyproject.toml")
+GRADED_FILES = ("requirements.txt", "requirements-graded.txt", "pyproject.toml",
+                "labextension/prebuilt/package.json")
 
 
 def ensure_graded_env() -> Path:
@@ -364,6 +368,12 @@ def cmd_site(args: list[str]) -> int:
     return subprocess.call([SITE_PY, ROOT / "site" / "build.py", *args], cwd=ROOT, env=env)
 
 
+def cmd_labextension(args: list[str]) -> int:
+    """Rebuild labextension/prebuilt/ after a change to its sources (scripts/labextension.py)."""
+    py = venv_python(ensure_env(test=False))
+    return subprocess.call([py, ROOT / "scripts" / "labextension.py", *args], cwd=ROOT)
+
+
 def cmd_hub(args: list[str]) -> int:
     """JupyterHub for a class: --setup [--lang ja], --link [NOTEBOOK], --limit-memory USER ...,
     or a trial hub (hub/README.md).
@@ -431,7 +441,8 @@ def cmd_present(args: list[str]) -> int:
 def main(argv: list[str]) -> int:
     commands = {"lab": cmd_lab, "test": cmd_test, "regenerate": cmd_regenerate,
                 "bench": cmd_bench, "setup": cmd_setup, "site": cmd_site, "hub": cmd_hub,
-                "classroom": cmd_classroom, "present": cmd_present, "ja": cmd_ja}
+                "classroom": cmd_classroom, "present": cmd_present, "ja": cmd_ja,
+                "labextension": cmd_labextension}
     if not argv or argv[0] not in commands:
         print(__doc__)
         return 2

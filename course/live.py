@@ -174,7 +174,8 @@ def with_controls(live: LiveFigure, **controls):
         # from the eye but read by a screen reader just before the image, which has no alt
         # (an ipywidgets Image has none; its tooltip would be its title, but ipywidgets 8.1's
         # view of an Image then fails to draw: its updateTooltip reads a description it lacks).
-        # The slides make it the image's alt.
+        # The slides and the course's JupyterLab extension (labextension/) make it the image's
+        # alt, and then hide these words from a screen reader, which would read them twice.
         text.value = ("<pre>" + html.escape(summary, quote=False) + "</pre>"
                       f'<p class="live-figure-words" style="{VISUALLY_HIDDEN}">'
                       + html.escape(_in_words(live.fig, summary), quote=False) + "</p>")

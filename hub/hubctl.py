@@ -48,6 +48,7 @@ REQUIREMENTS = HUB_DIR / "requirements-hub.txt"
 PROXY = HUB_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
 COURSE_FOLDER = "attention-notebooks"  # nbgitpuller's targetPath: every copy is ~/attention-notebooks
 WRAPPER = HUB_DIR / "sudospawner-singleuser"  # sudospawner's hook: memory limit, PYTHONPATH
+LABEXTENSION = ROOT / "labextension" / "prebuilt"   # the course's JupyterLab extension, built
 NOTEBOOK_03 = "notebooks/03_scaling_and_softmax_saturation.ipynb"
 JA_PACK = "jupyterlab-language-pack-ja-JP>=4.5.post3,<5"
 NOTIFICATIONS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
@@ -182,6 +183,7 @@ def setup(lang: str | None = None, quiet: bool = False) -> Path:
             _write_overrides(env, lang)
             _stamp_path(env).write_text(json.dumps(want))
         _install_wrapper(env)
+        _install_labextension(env)
         _install_nbgrader_config(env)
         if is_root() and not _others_can_run(env / "bin" / "python"):
             raise SystemExit(f"{env}/bin/python cannot be run by other users (a folder above it "
@@ -199,6 +201,23 @@ def setup(lang: str | None = None, quiet: bool = False) -> Path:
                        check=True)
         marker.write_text(digest)
     return env
+
+
+def _install_labextension(env: Path) -> None:
+    """The course's JupyterLab extension (labextension/: it names each slider's handle and live
+    figure) where every student's JupyterLab finds a prebuilt one. The hub's venv has no course
+    package to bring it (the students import their own copy of the course)."""
+    name = json.loads((LABEXTENSION / "package.json").read_text())["name"]
+    dest = env / "share" / "jupyter" / "labextensions" / name
+    files = sorted(p.relative_to(LABEXTENSION) for p in LABEXTENSION.rglob("*") if p.is_file())
+    have = sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())
+    if have == files and all((dest / f).read_bytes() == (LABEXTENSION / f).read_bytes()
+                             for f in files):
+        return
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(LABEXTENSION, dest)
+    for path in (dest, *dest.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)   # every student's server reads it
 
 
 def _install_wrapper(env: Path) -> None:

@@ -270,8 +270,8 @@ def guide_text() -> str:
         "language. A screen reader reads it as the figure's alt in JupyterLab, on the slides and "
         "on the site. Where the alt had to leave details out, a closed \"The figure in words, in "
         "full\" (「図の説明 (全文)」) follows the figure: the one line you will see under some "
-        "figures on the projector. Every slider and list can be moved from the keyboard "
-        "(README.md, \"Accessibility\").", "",
+        "figures on the projector. Every slider and list can be moved from the keyboard, and "
+        "a screen reader names each by its label (README.md, \"Accessibility\").", "",
         "## At a glance", "",
         "| Notebook | Builds on | Run time (measured) | Class time (estimated) | Self-checks "
         "| Session |", "|---|---|---|---|---|---|"]

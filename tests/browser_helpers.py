@@ -932,6 +932,10 @@ class NotebookRun:
         if not shows_focus(handle, unfocused):
             return [f"widget {k + 1}, slider '{label}', reached with Tab: it does not show that it "
                     "has the focus"]
+        name = (handle.get_attribute("aria-label") or "").strip()
+        if name != label:   # its name, in the edition's language (the course's JupyterLab extension)
+            return [f"widget {k + 1}, slider '{label}', reached with Tab: a screen reader hears "
+                    f"its handle as {name!r}, not as its label"]
         now = float(handle.get_attribute("aria-valuenow"))
         key = "ArrowLeft" if now >= float(handle.get_attribute("aria-valuemax")) else "ArrowRight"
         value = ValueReader(self.page, ctrl, SLIDER_VALUE_JS)

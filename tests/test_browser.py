@@ -69,17 +69,20 @@ LAB_KNOWN = (
     a11y.Known("aria-allowed-attr", "jp-button", "jupyterlab/jupyterlab#16891"),
     a11y.Known("aria-required-children", ".jp-WindowedPanel-viewport", "jupyterlab/jupyterlab#14765"),
     a11y.Known("aria-input-field-name", ".cm-editor", "jupyterlab/jupyterlab#10347"),
-    a11y.Known("aria-input-field-name", ".widget-slider", "leongersen/noUiSlider#1223"),
-    # a live figure's ipywidgets Image; a stored or drawn figure is an <img alt> (figure_html)
-    a11y.Known("image-alt", ".widget-image", "jupyter/enhancement-proposals#120"),
 )
+# (a slider's handle and a live figure's ipywidgets Image, which ipywidgets leaves without a name
+# and an alt, are named by the course's JupyterLab extension, labextension/: no excuse for them)
 # The figures JupyterLab has drawn in the outputs (it leaves cells far from view out of the
 # page): an image/png drawn alone, without an alt, and each <img> drawn from a text/html
 FIGURE_IMAGES_JS = """() => ({
   bare: document.querySelectorAll('.jp-OutputArea-output.jp-RenderedImage img').length,
   shown: [...document.querySelectorAll('.jp-OutputArea-output.jp-RenderedHTMLCommon img')].map(
     i => ({src: (i.getAttribute('src') || '').slice(0, 40), alt: i.getAttribute('alt'),
-           broken: i.complete && i.naturalWidth === 0}))})"""
+           broken: i.complete && i.naturalWidth === 0})),
+  live: [...document.querySelectorAll('img.live-figure-image')].map(i => {
+    const words = i.parentElement.querySelector(':scope > .live-figure-text .live-figure-words');
+    return {alt: i.getAttribute('alt'), words: words ? words.textContent.trim() : null};
+  })})"""
 XDIST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 
@@ -98,6 +101,13 @@ def figure_alt_problems(page, name: str, at_least_one: bool) -> list[str]:
                  "its src is broken (or was cut by the sanitizer)" for i in seen["shown"] if i["broken"]]
     if at_least_one and not seen["shown"]:
         problems.append(f"{name}: no figure drawn in JupyterLab to read the alt of")
+    # a live figure (an ipywidgets Image): its alt is its words as they are now, given by the
+    # course's JupyterLab extension (labextension/) and kept up to date as its controls move
+    for k, live in enumerate(seen["live"]):
+        if (why := a11y.alt_problem(live["alt"])) or live["alt"] != live["words"]:
+            problems.append(f"{name}: live figure {k + 1} in JupyterLab has "
+                            f"{why or 'an alt that is not its words as they are now'} "
+                            f"(alt {(live['alt'] or '')[:60]!r}, words {(live['words'] or '')[:60]!r})")
     return problems
 
 
@@ -411,5 +421,35 @@ def test_figure_alt_problems_finds_a_bare_png_an_img_without_words_and_a_broken_
         page.set_content("<p>no figure in view</p>")
         assert figure_alt_problems(page, "sample", at_least_one=False) == []
         assert "no figure drawn" in figure_alt_problems(page, "sample", at_least_one=True)[0]
+    finally:
+        page.close()
+
+
+def test_widget_names_names_a_handle_and_a_live_figure(chromium):
+    """The script the course's JupyterLab extension runs (and the slides include), on a page like
+    ipywidgets' outputs: a slider's handle gets its label as its name, a live figure's image its
+    words as its alt (the hidden words are then hidden from a screen reader, which would read
+    them twice); figure_alt_problems sees a live figure without an alt, or with stale words."""
+    page = chromium.new_page()
+    try:
+        page.set_content(
+            '<div class="widget-vbox"><div class="widget-slider"><label class="widget-label">'
+            'd_k</label><div class="noUi-handle" role="slider" aria-valuenow="4"></div></div>'
+            '<div class="widget-html live-figure-text"><div class="widget-html-content"><pre>'
+            'max weight 0.9</pre><p class="live-figure-words">a heatmap of 3 × 3 attention '
+            'weights</p></div></div><img class="live-figure-image"></div>')
+        assert "has no alt" in figure_alt_problems(page, "sample", at_least_one=False)[0]
+        page.add_script_tag(path=str(ROOT / "presentation/voila/templates/course-slides/static"
+                                     "/widget-names.js"))
+        page.evaluate("() => courseNameWidgets(document.body)")
+        assert page.get_attribute(".noUi-handle", "aria-label") == "d_k"
+        assert page.get_attribute("img", "alt") == "a heatmap of 3 × 3 attention weights"
+        assert page.get_attribute(".live-figure-words", "aria-hidden") == "true"
+        assert figure_alt_problems(page, "sample", at_least_one=False) == []
+        page.evaluate("() => { document.querySelector('.live-figure-words').textContent = "
+                      "'a heatmap of 4 × 4 attention weights'; }")
+        assert "not its words as they are now" in figure_alt_problems(page, "s", False)[0]
+        page.evaluate("() => courseNameWidgets(document.body)")
+        assert page.get_attribute("img", "alt") == "a heatmap of 4 × 4 attention weights"
     finally:
         page.close()
