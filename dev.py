@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -88,9 +89,7 @@ def lowest_pins(texts: list[str]) -> list[str]:
 
 def _requirements_hash() -> str:
     h = hashlib.sha256()
-    # and the prebuilt JupyterLab extension that the install copies (pyproject.toml, data-files):
-    # its package.json names its build's files, which change with every change of its code
-    for name in (*REQUIREMENTS, "pyproject.toml", "labextension/prebuilt/package.json"):
+    for name in (*REQUIREMENTS, "pyproject.toml"):
         h.update((ROOT / name).read_bytes())
     return h.hexdigest()
 
@@ -115,6 +114,7 @@ def ensure_env(test: bool = True, lowest: bool = False) -> Path:
     if not py.exists():
         print(f"Creating {env_dir} ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(env_dir)
+    _install_labextension(env_dir)
     stamp = env_dir / ".installed-requirements"
     want = _requirements_hash()
     have = _read_stamp(stamp)
@@ -131,6 +131,28 @@ def ensure_env(test: bool = True, lowest: bool = False) -> Path:
     _quiet_jupyterlab(env_dir)
     stamp.write_text(json.dumps({"hash": want, "test": test}))
     return env_dir
+
+
+LABEXTENSION = ROOT / "labextension" / "prebuilt"   # the course's JupyterLab extension, built
+
+
+def _install_labextension(env_dir: Path) -> None:
+    """The course's JupyterLab extension (labextension/) where the venv's JupyterLab finds
+    prebuilt extensions, {prefix}/share/jupyter/labextensions/<its name>, refreshed whenever the
+    build changes: pip's editable install of the course copies no data files. A copy, not a
+    link: Voila's server refuses (403) a file that a link leads outside its folder."""
+    name = json.loads((LABEXTENSION / "package.json").read_text(encoding="utf-8"))["name"]
+    dest = env_dir / "share" / "jupyter" / "labextensions" / name
+    files = sorted(p.relative_to(LABEXTENSION) for p in LABEXTENSION.rglob("*") if p.is_file())
+    if not dest.is_symlink() and dest.is_dir() and files == sorted(
+            p.relative_to(dest) for p in dest.rglob("*") if p.is_file()) and all(
+            (dest / f).read_bytes() == (LABEXTENSION / f).read_bytes() for f in files):
+        return
+    if dest.is_symlink() or dest.is_file():
+        dest.unlink()
+    elif dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(LABEXTENSION, dest)
 
 
 def _quiet_jupyterlab(env_dir: Path) -> None:
@@ -275,8 +297,7 @@ def cmd_test(args: list[str]) -> int:
 
 
 GRADED_VENV = ROOT / ".venv-graded"
-GRADED_FILES = ("requirements.txt", "requirements-graded.txt", "pyproject.toml",
-                "labextension/prebuilt/package.json")
+GRADED_FILES = ("requirements.txt", "requirements-graded.txt", "pyproject.toml")
 
 
 def ensure_graded_env() -> Path:
@@ -287,12 +308,14 @@ def ensure_graded_env() -> Path:
         h.update((ROOT / name).read_bytes())
     py, stamp = venv_python(GRADED_VENV), GRADED_VENV / ".installed-requirements"
     if py.exists() and stamp.exists() and stamp.read_text() == h.hexdigest():
+        _install_labextension(GRADED_VENV)
         return GRADED_VENV
     if not py.exists():
         print(f"Creating {GRADED_VENV} ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(GRADED_VENV)
     print("Installing the course and nbgrader into .venv-graded ...", flush=True)
     subprocess.run([py, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[graded]"], check=True)
+    _install_labextension(GRADED_VENV)
     stamp.write_text(h.hexdigest())
     return GRADED_VENV
 

@@ -5,8 +5,8 @@
 // is named as soon as JupyterLab draws it.
 //
 // Built, not edited: `python3 dev.py labextension` writes prebuilt/ (committed, so that a
-// learner's `python3 dev.py setup` needs no Node.js) and the course's pip install puts it where
-// JupyterLab finds prebuilt extensions (pyproject.toml, data-files).
+// learner's `python3 dev.py setup` needs no Node.js); dev.py and the hub put it where JupyterLab
+// finds prebuilt extensions, {prefix}/share/jupyter/labextensions/.
 var nameWidgets = require('../presentation/voila/templates/course-slides/static/widget-names.js');
 
 module.exports = {

@@ -1,9 +1,9 @@
 """Build the course's JupyterLab extension (labextension/): `python3 dev.py labextension`.
 
 The extension is prebuilt with JupyterLab's own builder (@jupyterlab/builder, webpack) into
-labextension/prebuilt/, which is committed: a learner's `python3 dev.py setup` installs it with
-the course (pyproject.toml, data-files) and needs no Node.js. Only a change to the extension's
-sources needs a rebuild, here, with npm. The build records a digest of the sources it was built
+labextension/prebuilt/, which is committed: a learner's `python3 dev.py setup` puts it where
+JupyterLab finds it (dev.py, _install_labextension) and needs no Node.js. Only a change to the
+extension's sources needs a rebuild, here, with npm. The build records a digest of the sources it was built
 from (SOURCES_FILE); tests/test_labextension.py fails when the sources have changed since.
 
 Run with the course's venv (dev.py does): the builder reads the installed JupyterLab's

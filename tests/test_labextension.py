@@ -5,6 +5,8 @@ every live figure's alt is its words, axe-core finds no unnamed slider or image)
 committed build is the build of its sources and that the course's install brings it."""
 
 import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,12 +33,17 @@ def test_the_build_is_complete():
         f"remoteEntry does not load every chunk in prebuilt/static: {chunks}")
 
 
-def test_the_course_install_puts_it_where_jupyterlab_finds_it():
-    """`pip install -e .` (dev.py setup) copies the build to {sys.prefix}/share/jupyter/
-    labextensions/, one of JupyterLab's paths for prebuilt extensions; the same files."""
+def test_jupyterlab_finds_it_in_the_course_environment():
+    """dev.py's environments (.venv, .venv-lowest, .venv-graded) have it where JupyterLab finds
+    prebuilt extensions, the files of the build, and JupyterLab lists it as enabled and OK."""
     installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / labextension.NAME
-    wanted = sorted(p.relative_to(PREBUILT).as_posix() for p in PREBUILT.rglob("*")
-                    if p.is_file())
+    wanted = sorted(p.relative_to(PREBUILT).as_posix() for p in PREBUILT.rglob("*") if p.is_file())
     have = sorted(p.relative_to(installed).as_posix() for p in installed.rglob("*") if p.is_file())
     assert have == wanted, f"{installed}: {have}, not the build's {wanted} (run python3 dev.py setup)"
     assert all((installed / f).read_bytes() == (PREBUILT / f).read_bytes() for f in wanted)
+    listed = subprocess.run([Path(sys.executable).parent / "jupyter", "labextension", "list"],
+                            capture_output=True, text=True, check=True)
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", listed.stdout + listed.stderr).splitlines()
+    version = "v" + json.loads((PREBUILT / "package.json").read_text())["version"]
+    assert any(line.split() == [labextension.NAME, version, "enabled", "OK"] for line in lines), (
+        "\n".join(lines))
