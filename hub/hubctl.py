@@ -210,11 +210,14 @@ def _install_labextension(env: Path) -> None:
     name = json.loads((LABEXTENSION / "package.json").read_text())["name"]
     dest = env / "share" / "jupyter" / "labextensions" / name
     files = sorted(p.relative_to(LABEXTENSION) for p in LABEXTENSION.rglob("*") if p.is_file())
-    have = sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())
-    if have == files and all((dest / f).read_bytes() == (LABEXTENSION / f).read_bytes()
-                             for f in files):
+    have = sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file()) if dest.is_dir() else []
+    if not dest.is_symlink() and have == files and all(
+            (dest / f).read_bytes() == (LABEXTENSION / f).read_bytes() for f in files):
         return
-    shutil.rmtree(dest, ignore_errors=True)
+    if dest.is_symlink() or dest.is_file():   # (Voila refuses a file a link leads outside)
+        dest.unlink()
+    elif dest.exists():
+        shutil.rmtree(dest)
     shutil.copytree(LABEXTENSION, dest)
     for path in (dest, *dest.rglob("*")):
         path.chmod(0o755 if path.is_dir() else 0o644)   # every student's server reads it

@@ -51,9 +51,20 @@ def build() -> None:
     staging = Path(jupyterlab.__file__).parent / "staging"
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=EXTENSION,
                    check=True)
-    shutil.rmtree(PREBUILT, ignore_errors=True)
-    subprocess.run([node, str(BUILDER), "--core-path", str(staging), "."], cwd=EXTENSION,
-                   check=True)
+    # the builder writes into prebuilt/ (package.json's outputDir): the last build is kept
+    # aside until the new one is made, and put back if it fails (every dev.py command copies
+    # prebuilt/ into its environment)
+    kept = EXTENSION / "prebuilt.last"
+    shutil.rmtree(kept, ignore_errors=True)
+    PREBUILT.rename(kept)
+    try:
+        subprocess.run([node, str(BUILDER), "--core-path", str(staging), "."], cwd=EXTENSION,
+                       check=True)
+    except BaseException:
+        shutil.rmtree(PREBUILT, ignore_errors=True)
+        kept.rename(PREBUILT)
+        raise
+    shutil.rmtree(kept)
     SOURCES_FILE.write_text(sources_digest() + "\n")
     print(f"Built {PREBUILT.relative_to(ROOT)}/ (JupyterLab {jupyterlab.__version__}'s builder "
           "list); commit it with its sources.")

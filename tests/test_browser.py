@@ -451,5 +451,9 @@ def test_widget_names_names_a_handle_and_a_live_figure(chromium):
         assert "not its words as they are now" in figure_alt_problems(page, "s", False)[0]
         page.evaluate("() => courseNameWidgets(document.body)")
         assert page.get_attribute("img", "alt") == "a heatmap of 4 × 4 attention weights"
+        # a description emptied: ipywidgets hides its label, which keeps the old text
+        page.evaluate("() => { document.querySelector('.widget-label').style.display = 'none';"
+                      " courseNameWidgets(document.body); }")
+        assert page.get_attribute(".noUi-handle", "aria-label") is None
     finally:
         page.close()

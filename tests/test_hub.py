@@ -975,6 +975,13 @@ def test_a_student_in_a_real_browser(classroom):
                                        arg=image.element_handle(), timeout=bh.WIDGETS_MS)
                 box.scroll_into_view_if_needed()
                 handle = box.locator(".noUi-handle[role=slider]").first
+                # named by its label, and the figure by its words: the course's JupyterLab
+                # extension, which the hub's venv holds (hubctl.setup)
+                label = box.locator(".widget-slider .widget-label").first.inner_text().strip()
+                assert label and handle.get_attribute("aria-label") == label, (
+                    f"the slider's handle is named {handle.get_attribute('aria-label')!r}, not "
+                    f"by its label {label!r}: is the course's JupyterLab extension in the hub?")
+                assert image.get_attribute("alt"), "the live figure has no alt in the hub"
                 for _ in range(3):
                     before = (image.get_attribute("src"), box.locator(".live-figure-text").inner_text())
                     handle.focus()

@@ -31,6 +31,13 @@ def test_the_build_is_complete():
     chunks = [p.name for p in (PREBUILT / "static").glob("[0-9]*.js")]
     assert chunks and all(c.split(".")[1] in entry for c in chunks), (
         f"remoteEntry does not load every chunk in prebuilt/static: {chunks}")
+    # and the build is of these sources (beyond the recorded digest): the plugin and the script
+    # it runs, by strings a minifier keeps
+    built = "".join((PREBUILT / "static" / c).read_text() for c in chunks)
+    for needle in ("attention-notebooks-jupyterlab:widget-names", "MutationObserver",
+                   ".widget-slider .noUi-handle[role=slider]", "img.live-figure-image",
+                   ".live-figure-words"):
+        assert needle in built, f"the build has no {needle!r}"
 
 
 def test_jupyterlab_finds_it_in_the_course_environment():

@@ -13,9 +13,12 @@
   function nameSliderHandles(root) {
     root.querySelectorAll('.widget-slider .noUi-handle[role=slider]').forEach(function (handle) {
       var label = handle.closest('.widget-slider').querySelector('.widget-label');
-      var name = label ? label.textContent.trim() : '';
+      // (ipywidgets hides the label of an emptied description and keeps its old text)
+      var name = label && label.style.display !== 'none' ? label.textContent.trim() : '';
       if (name && handle.getAttribute('aria-label') !== name) {
         handle.setAttribute('aria-label', name);
+      } else if (!name && handle.hasAttribute('aria-label')) {
+        handle.removeAttribute('aria-label');
       }
     });
   }
