@@ -86,11 +86,13 @@ def flat(text: str) -> str:
 def _spoken(text: str) -> str:
     """A label's ASCII stand-ins as a screen reader should say them: a minus sign, not a hyphen
     it leaves out ("offset m − n", "−s_r", "−∞"); "×", not the letter x ("n × n", "2 × 8 ×
-    d_k"); "√(d_k)", not "sqrt(d_k)"; "8 to 31", not "8..31". Hyphenated words stay."""
+    d_k"); "√(d_k)", not "sqrt(d_k)"; "start token", not "<s>"; "8 to 31", not "8..31".
+    Hyphenated words stay."""
     text = re.sub(r"(?<![\w\-])-(?=[\w(∞√])", "−", text.replace(" - ", " − "))
     text = re.sub(r"−inf\b", "−∞", text)
     text = _TIMES.sub(r"\1 × ", text)
     text = re.sub(r"\bsqrt\(", "√(", text)
+    text = _TOKEN.sub(lambda m: _(TOKENS[m[0]]), text)
     text = _UNIT.sub(lambda m: _("{label}, in {unit}").format(
         label=m[1], unit=_(UNITS[m[2]])), text)
     # Translators: a range of whole numbers, "8..31" in a label ("8〜31" in Japanese)
@@ -104,6 +106,11 @@ def _spoken(text: str) -> str:
 UNITS = {"s": N_("seconds"), "秒": N_("seconds"), "nats": N_("nats"), "ナット": N_("nats"),
          "MiB": N_("mebibytes")}
 _UNIT = re.compile(r"(\S(?:.*?\S)?) \[(" + "|".join(map(re.escape, UNITS)) + r")\](?!\w)")
+# A model's special token, "<s>" at the start of a decoder's input, which a screen reader reads
+# as "less than s greater than" or, at its default punctuation, as a bare "s": said as words
+# Translators: the special tokens of a sequence, said in words ("<s> → I" read as "start token → I")
+TOKENS = {"<s>": N_("start token")}
+_TOKEN = re.compile("|".join(map(re.escape, TOKENS)))
 _FACTOR = r"(?:\d+|[A-Za-z]|d_\w+)"   # a number, a one-letter symbol or a width (d_k)
 _TIMES = re.compile(rf"\b({_FACTOR}) x (?={_FACTOR}\b)")
 

@@ -371,6 +371,15 @@ def test_ascii_stand_ins_are_said_as_symbols_and_hyphenated_words_stay():
                            "31: −s_r × distance (y) against offset m − n (x): ")
 
 
+def test_a_special_token_is_said_as_words():
+    """Notebook 08's decoder reads "<s>" first; a screen reader would say "less than s greater
+    than", or at its default punctuation a bare "s"."""
+    fig, ax = plt.subplots()
+    ax.imshow(np.array([[0.9, 0.1], [0.2, 0.8]]))
+    ax.set(xticks=[0, 1], xticklabels=["<s>", "I"], yticks=[0, 1], yticklabels=["<s>", "I"])
+    assert "largest in each row: start token → start token (0.9), I → I (0.8)" in describe(fig)
+
+
 def test_rows_without_a_largest_value_say_the_value_they_share():
     fig, ax = plt.subplots()   # notebook 07: one row changed, the others exactly 0
     ax.imshow(np.array([[0.0, 0.0, 0.0], [0.1, 0.9, 0.3], [0.0, 0.0, 0.0]]))
