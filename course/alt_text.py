@@ -1,7 +1,7 @@
 """Text alternatives of the stored figures, for the editions without a kernel (site, slides).
 
 A figure's alt is the section it is in and the figure in words, made from its data: the
-description the kernel stored as the output's text/plain (course/describe.py, made the figure's
+description the kernel stored as the output's text/plain (course/describe/, made the figure's
 text by course.figures.use_course_style), in the notebook's language. A figure stored without
 one (its text/plain is matplotlib's "<Figure size ... with 2 Axes>") falls back to the notebook's
 own words about it: the paragraph that introduces it (the last paragraph of the markdown cell

@@ -4,7 +4,7 @@ Nothing here runs on import. Each notebook's first code cell calls
 ``use_course_style()``, which sets the course's resolution and fonts (including
 a font with Japanese glyphs for labels like 私, は, 猫), tells the inline
 backend to show figures as they are laid out, and makes each figure's text output
-its description in words (course/describe.py).
+its description in words (course/describe/).
 
 Figures are made for a projector: at 120 dpi and 12 pt, text is 20 px high on screen
 (JupyterLab's own text is 14 px), and no text is smaller than 10 pt (17 px). They are

@@ -65,7 +65,7 @@ EDITION = {
 }
 
 # Where the course modules mark texts with _() and N_() (course/i18n.py).
-MODULE_SOURCES = ("course/*.py",)
+MODULE_SOURCES = ("course/*.py", "course/*/*.py")
 
 # What the first code cell of a translated notebook gains: the import after its imports, the
 # call at its end. From there on the course modules speak the notebook's language.

@@ -1,4 +1,4 @@
-"""course/describe.py: a figure in words, made from what it draws (issue 27).
+"""course/describe/: a figure in words, made from what it draws (issue 27).
 
 Each test draws a small figure whose answer is known and reads what describe() says of it.
 The notebooks' own figures are checked where they are stored (tests/test_stored_notebook.py)

@@ -74,7 +74,7 @@ def test_no_stored_errors_or_warnings(path):
                 f"{path.name} code cell {i} is tagged raises-exception but stores no error")
 
 
-# The words describe() writes in English (course/describe.py): none is left in a Japanese figure's
+# The words describe() writes in English (course/describe/): none is left in a Japanese figure's
 ENGLISH_DESCRIPTION = re.compile(r"\b(?:heatmap|against|rising|falling|turning|largest|panels?|"
                                  r"curves?|bars|points|arrows|diagram)\b")
 
@@ -82,7 +82,7 @@ ENGLISH_DESCRIPTION = re.compile(r"\b(?:heatmap|against|rising|falling|turning|l
 @pytest.mark.parametrize("path", NOTEBOOKS + sorted((ROOT / "notebooks" / "ja").glob("*.ipynb")),
                          ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_stored_figure_is_described_in_words_in_its_language(path):
-    """Issue 27: a figure's text/plain is its description (course/describe.py, made the
+    """Issue 27: a figure's text/plain is its description (course/describe/, made the
     figure's text by use_course_style), the alt of its image on the site and the slides; its
     text/html, which JupyterLab draws instead of the PNG, is the same PNG with those words as
     its alt (course.figures.figure_html), and the full words below it where the alt is short

@@ -22,7 +22,7 @@ with every request to another host aborted and counted. For every page it assert
   axe-core finds no serious or critical violation,
   and no other one that the README's section "Accessibility" does not list; every image has
   an alt that is not a file name (a stored figure's is its section and its description in
-  words, made from its data and stored as its text/plain, course/describe.py; without one, the
+  words, made from its data and stored as its text/plain, course/describe/; without one, the
   paragraph that introduces it, course/alt_text.py). The search page and the index of both editions too.
 
 Besides: a search from the search box finds the page of the word searched, Japanese
@@ -923,7 +923,7 @@ def test_figure_alt_is_the_section_and_its_paragraph():
     assert alt_text.figure_alt(cells[2:], 0) == "Figure"
     long = [{"cell_type": "markdown", "source": "A sentence. " * 60}, cells[2]]
     assert len(alt_text.figure_alt(long, 1)) <= alt_text.MAX_CHARS + 20
-    # A figure stored with its description (course/describe.py, as text/plain) is told by it;
+    # A figure stored with its description (course/describe/, as text/plain) is told by it;
     # matplotlib's own "<Figure size ...>" is no description: the paragraph stays.
     described = {"output_type": "display_data",
                  "data": {"image/png": "iVBOR", "text/plain": "A heatmap,\n 3 × 3."}}

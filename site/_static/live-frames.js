@@ -1,7 +1,7 @@
 // The static edition's live figures (site/build.py): each .live-frames box holds the notebook's
 // controls and, in its JSON, every frame drawn in advance by the notebook's own callback
 // (site/frames.py). A change of a control shows the frame of the controls' values, its printed
-// text and its alt text (the figure in words, course/describe.py) together, once the image is
+// text and its alt text (the figure in words, course/describe/) together, once the image is
 // decoded; the frames next to it are fetched meanwhile, so that the next step of a slider is ready.
 document.addEventListener("DOMContentLoaded", () => {
   for (const box of document.querySelectorAll(".live-frames")) {

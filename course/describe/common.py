@@ -1,0 +1,51 @@
+"""How the tellers of course.describe read an axes: which axis carries names, the
+names of its ticks, an artist's label and an axis's label."""
+
+from __future__ import annotations
+
+from matplotlib.ticker import LogFormatter, ScalarFormatter
+
+from course.spoken import flat as _flat
+
+MEASURED = "course-measured"   # the gid of an axes whose values are measurements (mark_measured)
+
+
+def named(axis) -> bool:
+    """Whether the axis's ticks are names (set_xticklabels, categories), not matplotlib's
+    numbers for positions (which are positions, not the names of rows or bars)."""
+    return not isinstance(axis.get_major_formatter(), (ScalarFormatter, LogFormatter))
+
+
+def tick_names(ax, which: str, count: int) -> list[str]:
+    """The tick label at each of positions 0..count-1 of the x or y axis, or its number. An
+    axes that shares the axis with others (subplots(sharey=True) labels only the outer ones)
+    takes the names of the first of them that has some."""
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    for other in [ax, *shared.get_siblings(ax)]:
+        axis = other.xaxis if which == "x" else other.yaxis
+        if not named(axis):
+            continue
+        names = [str(i) for i in range(count)]
+        for loc, label in zip(axis.get_ticklocs(), axis.get_ticklabels(), strict=False):
+            text = _flat(label.get_text())
+            if text and abs(loc - round(loc)) < 1e-9 and 0 <= round(loc) < count:
+                names[int(round(loc))] = text
+        if any(n != str(i) for i, n in enumerate(names)):
+            return names
+    return [str(i) for i in range(count)]
+
+
+def label_of(artist) -> str:
+    label = artist.get_label()
+    return "" if not label or label.startswith("_") else _flat(label)
+
+
+def label_of_axis(ax, which: str) -> str:
+    """The x or y label of ax, or of an axes it shares that axis with (subplots(sharey=True)
+    labels only the first)."""
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    for other in [ax, *shared.get_siblings(ax)]:
+        label = other.get_xlabel() if which == "x" else other.get_ylabel()
+        if label:
+            return _flat(label)
+    return ""
