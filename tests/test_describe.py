@@ -380,6 +380,26 @@ def test_a_special_token_is_said_as_words():
     assert "largest in each row: start token → start token (0.9), I → I (0.8)" in describe(fig)
 
 
+def test_a_curve_without_a_label_takes_its_name_from_a_legend_that_draws_it():
+    """Notebook 10: three panels, one legend under them made from the first panel's lines; the
+    other panels' curves are told by the names the legend gives their colour and style."""
+    fig, axes = plt.subplots(1, 2)
+    for color, ls, name in (("C0", "-", "scaled"), ("C0", "--", "not scaled")):
+        axes[0].plot([0, 1, 2], [3, 2, 1], color=color, ls=ls, label=name)
+        axes[1].plot([0, 1, 2], [1, 2, 4], color=color, ls=ls)
+    fig.legend(handles=axes[0].lines)
+    axes[1].set_title("gradient")
+    text = describe(fig)
+    assert "gradient: scaled, rising from 1 at x = 0 to 4 at x = 2; not scaled, the same as scaled" \
+        in text, text
+    fig, ax = plt.subplots()   # two entries that look alike: neither names a curve
+    ax.plot([0, 1, 2], [3, 2, 1], color="C0")
+    ax.plot([0, 1, 2], [1, 2, 4], color="C1")
+    proxies = [plt.Line2D([], [], color="C0"), plt.Line2D([], [], color="C0")]
+    fig.legend(handles=proxies, labels=["a", "b"])
+    assert describe(fig).startswith("2 curves, y from 1 to 4"), describe(fig)
+
+
 def test_rows_without_a_largest_value_say_the_value_they_share():
     fig, ax = plt.subplots()   # notebook 07: one row changed, the others exactly 0
     ax.imshow(np.array([[0.0, 0.0, 0.0], [0.1, 0.9, 0.3], [0.0, 0.0, 0.0]]))

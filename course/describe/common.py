@@ -3,6 +3,8 @@ names of its ticks, an artist's label and an axis's label."""
 
 from __future__ import annotations
 
+from matplotlib.colors import to_rgba
+from matplotlib.lines import Line2D
 from matplotlib.ticker import LogFormatter, ScalarFormatter
 
 from course.spoken import flat as _flat
@@ -49,3 +51,20 @@ def label_of_axis(ax, which: str) -> str:
         if label:
             return _flat(label)
     return ""
+
+
+def legend_name(line) -> str:
+    """The name that a legend of the figure gives a line without a label of its own: the one
+    entry drawn in the line's colour, style and marker, in the figure's legend or another
+    panel's (notebook 10's three panels share one legend under them, made from the first
+    panel's lines). "" when no entry, or more than one, looks like the line."""
+    fig = line.figure
+    if fig is None:
+        return ""
+    look = (to_rgba(line.get_color()), line.get_linestyle(), line.get_marker())
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+    names = {text.get_text() for legend in legends
+             for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=False)
+             if isinstance(handle, Line2D) and handle.get_visible()
+             and (to_rgba(handle.get_color()), handle.get_linestyle(), handle.get_marker()) == look}
+    return _flat(names.pop()) if len(names) == 1 else ""

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from course.describe.common import MEASURED, label_of, label_of_axis
+from course.describe.common import MEASURED, label_of, label_of_axis, legend_name
 from course.i18n import _
 from course.spoken import in_list as _list
 from course.spoken import number
 from course.spoken import sentence as _sentence
 
 LINES_LISTED = 6     # a panel with more curves gets their count and their common range
+
+
+def curve_name(line) -> str:
+    """A curve's name: its label, or else the name a legend of the figure gives its look."""
+    return label_of(line) or legend_name(line)
 
 
 def curves_of(ax) -> list:
@@ -73,13 +78,13 @@ def curves_text(ax, curves, detail: int) -> str:
             x=_with_letter(xlabel, "x", ax.get_xscale() == "log")) + ": "
     if ax.get_gid() == MEASURED:
         xs = np.concatenate([_finite(line)[0] for line in curves])
-        names = [label_of(line) for line in curves if label_of(line)]
+        names = [curve_name(line) for line in curves if curve_name(line)]
         return head + _sentence(_("measured on this machine, not repeated here (the values "
                                   "differ from run to run): {names}, x from {x0} to {x1}").format(
             names=_list(names) or len(curves), x0=number(xs.min()), x1=number(xs.max())))
     # curves told one by one need their names: six unnamed "from 1.89 to 0.27"s say nothing a
     # listener can tell apart (their legend is another panel's, or there is none)
-    unnamed = len(curves) > 1 and not all(label_of(line) for line in curves)
+    unnamed = len(curves) > 1 and not all(curve_name(line) for line in curves)
     if len(curves) > LINES_LISTED or detail == 0 or unnamed:
         ys = np.concatenate([_finite(line)[1] for line in curves])
         if ys.size == 0:
@@ -91,13 +96,13 @@ def curves_text(ax, curves, detail: int) -> str:
             k=len(curves), lo=number(ys.min()), hi=number(ys.max())))
     told, said = [], {}
     for line in curves:   # a curve drawn again under another name: "p = 10, the same as p = 0"
-        lead = _("{label}, ").format(label=label_of(line)) if label_of(line) else ""
+        lead = _("{label}, ").format(label=curve_name(line)) if curve_name(line) else ""
         text = _curve(line, detail)
         body = text[len(lead):]
         if lead and body in said:
-            text = _("{label}, the same as {other}").format(label=label_of(line), other=said[body])
+            text = _("{label}, the same as {other}").format(label=curve_name(line), other=said[body])
         elif lead:
-            said[body] = label_of(line)
+            said[body] = curve_name(line)
         told.append(text)
     # Translators: the separator between the descriptions of two curves of one panel
     return head + _sentence(_("; ").join(told))
@@ -121,7 +126,7 @@ def _finite(line):
 
 def _curve(line, detail: int) -> str:
     x, y = _finite(line)
-    label = label_of(line)
+    label = curve_name(line)
     lead = _("{label}, ").format(label=label) if label else ""
     if y.size == 0:
         return lead + _("no finite values")
