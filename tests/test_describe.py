@@ -400,6 +400,19 @@ def test_a_curve_without_a_label_takes_its_name_from_a_legend_that_draws_it():
     assert describe(fig).startswith("2 curves, y from 1 to 4"), describe(fig)
 
 
+def test_a_panel_of_a_grid_that_shares_y_takes_the_y_label_of_its_own_row():
+    """Notebook 04: sharey=True over a grid of 2 × 2 panels, each row's first labelled by its
+    item; a panel of the second row is told with its row's label, not the first row's."""
+    fig, axes = plt.subplots(2, 2, sharey=True, squeeze=False)
+    for ax in axes.flat:
+        ax.plot([0, 1, 2], [0, 1, 2])
+    axes[0, 0].set_ylabel("item 0")
+    axes[1, 0].set_ylabel("item 1")
+    axes[1, 1].set_title("lower right")
+    text = describe(fig)
+    assert "lower right: item 1 (y) against x:" in text, text
+
+
 def test_rows_without_a_largest_value_say_the_value_they_share():
     fig, ax = plt.subplots()   # notebook 07: one row changed, the others exactly 0
     ax.imshow(np.array([[0.0, 0.0, 0.0], [0.1, 0.9, 0.3], [0.0, 0.0, 0.0]]))

@@ -44,13 +44,28 @@ def label_of(artist) -> str:
 
 def label_of_axis(ax, which: str) -> str:
     """The x or y label of ax, or of an axes it shares that axis with (subplots(sharey=True)
-    labels only the first)."""
+    labels only the first): first one of its own row for a y label, of its own column for an x
+    label (in a grid that shares y everywhere, notebook 04 labels each row by its item), then
+    any other."""
     shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
-    for other in [ax, *shared.get_siblings(ax)]:
+    others = [o for o in shared.get_siblings(ax) if o is not ax]
+    line = _grid_line(ax, which)
+    if line is not None:
+        others.sort(key=lambda o: _grid_line(o, which) != line)   # stable: its own line first
+    for other in [ax, *others]:
         label = other.get_xlabel() if which == "x" else other.get_ylabel()
         if label:
             return _flat(label)
     return ""
+
+
+def _grid_line(ax, which: str):
+    """The rows (for a y axis) or columns (for an x axis) of the figure's grid that ax spans,
+    or None for an axes outside a grid."""
+    spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+    if spec is None:
+        return None
+    return tuple(spec.rowspan if which == "y" else spec.colspan)
 
 
 def legend_name(line) -> str:
