@@ -178,6 +178,14 @@ class CellExpectation:
     live: bool             # the source calls with_controls(...): a live figure must appear
 
 
+def stored_figures(path: Path) -> int:
+    """How many figures the notebook file stores: outputs with a PNG (each figure of the course
+    also has its text/html, an <img> with its words as alt)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return sum("image/png" in o.get("data", {}) for cell in nb["cells"]
+               for o in cell.get("outputs", []) or [])
+
+
 def read_expectations(path: Path) -> list[CellExpectation]:
     nb = json.loads(path.read_text(encoding="utf-8"))
     out = []
