@@ -61,8 +61,8 @@ def create_hub_user(name: str, group: str, env: Path | None = None) -> pwd.struc
         raise ValueError(f"the hub user starts with {HUB_USER_PREFIX!r}, the class group with "
                          f"{CLASS_GROUP_PREFIX!r}: {name!r}, {group!r}")
     if env is None:
-        from hubctl import env_dir  # where the hub's venv is: hubctl decides (imported here:
-        env = env_dir()             # hubctl imports this file)
+        from hubenv import env_dir  # where the hub's venv is: hubenv decides (imported here:
+        env = env_dir()             # hubenv imports this file)
     subprocess.run(["groupadd", group], check=True, capture_output=True, text=True)
     subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
                     "/nonexistent", "--shell", "/usr/sbin/nologin", "--groups", "shadow",

@@ -7,25 +7,18 @@
     python3 dev.py hub --teacher USER        # the graded track: USER's formgrader, nbgrader's exchange
     python3 dev.py hub --limit-memory USER ...  # each student's memory cgroup (root; after a reboot too)
 
-Standard library only, like dev.py (it runs before any venv exists), and the two files beside
-it that it imports: localserver.py (the server process: port, start, wait, stop) and accounts.py
-(the Unix users: the hub's service user and its sudoers rule, the students). tests/test_hub.py
-and scripts/bench_hub.py import them to start hubs of their own. hub/README.md is the teacher's
-guide.
-
-Where things go: as root (a class server) the venv is /opt/attention-notebooks-hub/venv, outside
-any home folder, because every student's Unix user must be able to run it (a venv under /root
-or made from a Python under /root fails for them); as another user, hub/.venv-hub beside this
-file. AN_HUB_ENV=<dir> chooses another place.
+Standard library only, like dev.py (it runs before any venv exists), and the files beside it
+that it imports: hubenv.py (the hub's venv and proxy, `--setup`, and why a hub cannot start
+here), grading.py (nbgrader on the hub: the teacher's settings, the exchange), localserver.py
+(the server process: port, start, wait, stop) and accounts.py (the Unix users: the hub's service
+user and its sudoers rule, the students). tests/test_hub.py and scripts/bench_hub.py import them
+to start hubs of their own. hub/README.md is the teacher's guide.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
-import hashlib
-import json
 import os
 import pwd
 import shutil
@@ -39,33 +32,17 @@ from pathlib import Path
 from urllib.parse import quote, urlencode
 
 import accounts  # beside this file (hub/ is on sys.path): the Unix users, the sudoers rule
-from localserver import LocalServer, free_port  # beside this file too
+from grading import make_exchange, setup_teacher  # beside this file too
+from hubenv import (PROXY, env_dir, env_lang, is_root, problems, setup,
+                    student_cgroups_here)
+from localserver import LocalServer, free_port
 
 HUB_DIR = Path(__file__).resolve().parent
 ROOT = HUB_DIR.parent
 CONFIG = HUB_DIR / "jupyterhub_config.py"
-REQUIREMENTS = HUB_DIR / "requirements-hub.txt"
-PROXY = HUB_DIR / "node_modules" / ".bin" / "configurable-http-proxy"
 COURSE_FOLDER = "attention-notebooks"  # nbgitpuller's targetPath: every copy is ~/attention-notebooks
-WRAPPER = HUB_DIR / "sudospawner-singleuser"  # sudospawner's hook: memory limit, PYTHONPATH
-LABEXTENSION = ROOT / "labextension" / "prebuilt"   # the course's JupyterLab extension, built
 NOTEBOOK_03 = "notebooks/03_scaling_and_softmax_saturation.ipynb"
-JA_PACK = "jupyterlab-language-pack-ja-JP>=4.5.post3,<5"
-NOTIFICATIONS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
-                                                                   "checkForUpdates": False}}
-JA_LOCALE = {"@jupyterlab/translation-extension:plugin": {"locale": "ja_JP"}}
 HUB_START_S = 120
-# The graded track (nbgrader, hub/README.md): its settings for everyone (hub/nbgrader_config.py),
-# and which of its JupyterLab panels and server parts a student's server has. Students: the
-# Assignments panel (fetch, submit, fetch feedback) and Validate. The formgrader (release,
-# collect, autograde, feedback), the Create Assignment panel and the course list are the teacher's.
-NBGRADER_CONFIG = HUB_DIR / "nbgrader_config.py"
-COURSE_ID = "attention-notebooks"   # c.CourseDirectory.course_id of hub/nbgrader_config.py
-TEACHER_LAB_ONLY = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
-                    "@jupyter/nbgrader:course-list")
-TEACHER_SERVER_ONLY = ("nbgrader.server_extensions.formgrader",
-                       "nbgrader.server_extensions.course_list")
-TEACHER_TURNS_ON = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment")
 MEM_LIMIT = str(2 * 2**30)  # bytes per process of a student's server (hub/README.md, "Limits")
 STUDENT_MEMORY = "1.5G"     # all of one student's processes together (hub/README.md, "Limits")
 
@@ -81,279 +58,6 @@ def size_bytes(size: str) -> int:
     if not 0 < value < 2**63:  # also NaN and inf
         raise ValueError(f"size={size!r}: must be more than 0 and finite")
     return int(value)
-
-
-def is_root() -> bool:
-    return os.geteuid() == 0
-
-
-def env_dir() -> Path:
-    if os.environ.get("AN_HUB_ENV"):
-        return Path(os.environ["AN_HUB_ENV"]).resolve()
-    return Path("/opt/attention-notebooks-hub/venv") if is_root() else HUB_DIR / ".venv-hub"
-
-
-def _stamp_path(env: Path) -> Path:
-    return env / ".an-hub-installed"
-
-
-def _want_stamp() -> str:
-    h = hashlib.sha256()
-    for path in (REQUIREMENTS, ROOT / "requirements.txt"):
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def env_lang(env: Path | None = None) -> str:
-    """'ja' if the env was set up with the Japanese interface, else 'en'."""
-    env = env or env_dir()
-    try:
-        return json.loads(_stamp_path(env).read_text()).get("lang", "en")
-    except (OSError, ValueError):
-        return "en"
-
-
-def _others_can_run(path: Path) -> bool:
-    """Every folder above `path` can be entered by other users, and `path` is readable/executable."""
-    path = path.resolve()
-    if not os.stat(path).st_mode & 0o005:
-        return False
-    return all(os.stat(p).st_mode & 0o001 for p in path.parents)
-
-
-def _base_python() -> str:
-    """As root: Debian's /usr/bin/python3 (its files are readable by every user); else this one."""
-    if is_root() and Path("/usr/bin/python3").exists():
-        out = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.version_info >= (3, 11))"],
-                             capture_output=True, text=True)
-        if out.stdout.strip() == "True":
-            return "/usr/bin/python3"
-    return sys.executable
-
-
-@contextlib.contextmanager
-def _lock(env: Path):
-    """One setup at a time per env (several worktrees or test runs may share the root one)."""
-    env.parent.mkdir(parents=True, exist_ok=True)
-    with open(env.parent / f".{env.name}.lock", "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _write_overrides(env: Path, lang: str) -> Path:
-    """JupyterLab defaults for every student: no news pop-up (it calls out), and the locale."""
-    settings = env / "share" / "jupyter" / "lab" / "settings"
-    settings.mkdir(parents=True, exist_ok=True)
-    overrides = dict(NOTIFICATIONS, **(JA_LOCALE if lang == "ja" else {}))
-    path = settings / "overrides.json"
-    path.write_text(json.dumps(overrides, indent=2) + "\n")
-    return path
-
-
-def setup(lang: str | None = None, quiet: bool = False) -> Path:
-    """Create/refresh the hub's venv (requirements-hub.txt, no course install) and the proxy."""
-    env = env_dir()
-    lang = lang or env_lang(env)
-    say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
-    with _lock(env):
-        if not (env / "bin" / "python").exists():
-            base = _base_python()
-            say(f"Creating the hub's venv {env} (from {base}) ...")
-            env.parent.mkdir(parents=True, exist_ok=True)
-            env.parent.chmod(0o755)
-            subprocess.run([base, "-m", "venv", str(env)], check=True)
-        want = {"requirements": _want_stamp(), "lang": lang}
-        try:
-            have = json.loads(_stamp_path(env).read_text())
-        except (OSError, ValueError):
-            have = {}
-        if have != want:
-            say(f"Installing hub/requirements-hub.txt into {env} (first time: a few minutes) ...")
-            pip = [str(env / "bin" / "python"), "-m", "pip", "install", "--quiet",
-                   "--disable-pip-version-check"]
-            subprocess.run([*pip, "-r", str(REQUIREMENTS)], check=True)
-            if lang == "ja":
-                subprocess.run([*pip, JA_PACK], check=True)
-            elif have.get("lang") == "ja":
-                subprocess.run([str(env / "bin" / "python"), "-m", "pip", "uninstall", "--quiet",
-                                "-y", "jupyterlab-language-pack-ja-JP"], check=True)
-            _write_overrides(env, lang)
-            _stamp_path(env).write_text(json.dumps(want))
-        _install_wrapper(env)
-        _install_labextension(env)
-        _install_nbgrader_config(env)
-        if is_root() and not _others_can_run(env / "bin" / "python"):
-            raise SystemExit(f"{env}/bin/python cannot be run by other users (a folder above it "
-                             "is closed): the students' servers would fail. Set AN_HUB_ENV to a "
-                             "folder under /opt or /srv and run --setup again.")
-    lock = HUB_DIR / "package-lock.json"
-    marker = HUB_DIR / "node_modules" / ".an-hub-lock"
-    digest = hashlib.sha256(lock.read_bytes()).hexdigest()
-    if not PROXY.exists() or not marker.exists() or marker.read_text() != digest:
-        if not shutil.which("npm"):
-            raise SystemExit("npm not found: the hub's proxy (configurable-http-proxy) is an npm "
-                             "package. Install Node.js 20+ with npm (Debian: apt-get install npm).")
-        say("Installing configurable-http-proxy (hub/package-lock.json) ...")
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HUB_DIR,
-                       check=True)
-        marker.write_text(digest)
-    return env
-
-
-def _install_labextension(env: Path) -> None:
-    """The course's JupyterLab extension (labextension/: it names each slider's handle and live
-    figure) where every student's JupyterLab finds a prebuilt one. The hub's venv has no course
-    package to bring it (the students import their own copy of the course)."""
-    name = json.loads((LABEXTENSION / "package.json").read_text())["name"]
-    dest = env / "share" / "jupyter" / "labextensions" / name
-    files = sorted(p.relative_to(LABEXTENSION) for p in LABEXTENSION.rglob("*") if p.is_file())
-    have = sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file()) if dest.is_dir() else []
-    if not dest.is_symlink() and have == files and all(
-            (dest / f).read_bytes() == (LABEXTENSION / f).read_bytes() for f in files):
-        return
-    if dest.is_symlink() or dest.is_file():   # (Voila refuses a file a link leads outside)
-        dest.unlink()
-    elif dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(LABEXTENSION, dest)
-    for path in (dest, *dest.rglob("*")):
-        path.chmod(0o755 if path.is_dir() else 0o644)   # every student's server reads it
-
-
-def _install_wrapper(env: Path) -> None:
-    """sudospawner-singleuser beside sudospawner: what its mediator starts as the student."""
-    dest = env / "bin" / WRAPPER.name
-    if not dest.exists() or dest.read_bytes() != WRAPPER.read_bytes():
-        shutil.copyfile(WRAPPER, dest)
-    dest.chmod(0o755)
-
-
-def _write_json(path: Path, update: dict) -> None:
-    """Merge `update` into the JSON object at `path` (one level deep), leaving other keys."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        data = {}
-    for key, value in update.items():
-        data[key] = {**data.get(key, {}), **value} if isinstance(value, dict) else value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n")
-
-
-def _server_extension_file(config_dir: Path, name: str, on: bool) -> None:
-    """What `jupyter server extension enable/disable` writes: <config>/jupyter_server_config.d/
-    <name>.json. Written here because the command validates before it writes and, for --user,
-    reads only the user's folder, so it refuses to turn on for one user an extension that is
-    installed for the environment ("could not be found", jupyter_server 2.x)."""
-    _write_json(config_dir / "jupyter_server_config.d" / f"{name}.json",
-                {"ServerApp": {"jpserver_extensions": {name: on}}})
-
-
-def _install_nbgrader_config(env: Path) -> None:
-    """nbgrader for everyone: hub/nbgrader_config.py into the env's config, and the teacher's
-    parts off at the env's level (nbgrader's installation guide, "Disabling extensions"), not
-    locked, so that the teacher's ~/.jupyter turns them on again (setup_teacher)."""
-    etc = env / "etc" / "jupyter"
-    etc.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(NBGRADER_CONFIG, etc / "nbgrader_config.py")
-    page = etc / "labconfig" / "page_config.json"
-    _write_json(page, {"disabledExtensions": dict.fromkeys(TEACHER_LAB_ONLY, True)})
-    data = json.loads(page.read_text())
-    locked = {k: v for k, v in data.get("lockedExtensions", {}).items() if k not in TEACHER_LAB_ONLY}
-    data["lockedExtensions"] = locked  # `labextension disable` locks; a lock stops the teacher's
-    page.write_text(json.dumps(data, indent=2) + "\n")
-    for name in TEACHER_SERVER_ONLY:
-        _server_extension_file(etc, name, False)
-
-
-def setup_teacher(name: str, course_dir: str = "course") -> Path:
-    """The teacher's own ~/.jupyter: the formgrader and the Create Assignment panel on, and
-    nbgrader's course folder ~/<course_dir> (nbgrader's "One Class, One Grader": the formgrader
-    runs in the teacher's own server); the home made mode 700. Returns the course folder's path
-    (not created: the teacher puts the course there, `python3 dev.py classroom assignments`)."""
-    entry = pwd.getpwnam(name)
-    home = Path(entry.pw_dir)
-    home.chmod(0o700)   # the course folder holds the solutions; Debian's useradd makes homes 755
-    config = home / ".jupyter"
-    course = home / course_dir
-    config.mkdir(exist_ok=True)
-    (config / "nbgrader_config.py").write_text(
-        "# The teacher's course folder: the formgrader and nbgrader's commands use it wherever\n"
-        "# they run (hub/hubctl.py, setup_teacher). The formgrader does not read the folder's own\n"
-        "# nbgrader_config.py (nbgrader reads the one of the folder it is started in, and the\n"
-        "# server starts in the home): loaded here, or its feedback would show the hidden tests\n"
-        "# and grading would have no cell timeout.\n"
-        f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n"
-        f"load_subconfig('nbgrader_config.py', path={str(course)!r})  # noqa: F821\n")
-    _write_json(config / "labconfig" / "page_config.json",
-                {"disabledExtensions": dict.fromkeys(TEACHER_TURNS_ON, False)})
-    _server_extension_file(config, "nbgrader.server_extensions.formgrader", True)
-    for path in [config, *config.rglob("*")]:
-        os.chown(path, entry.pw_uid, entry.pw_gid)
-    return course
-
-
-def make_exchange(root: Path, teacher: str) -> Path:
-    """nbgrader's exchange at `root`: mode 1777 (every user writes there, as nbgrader documents,
-    and the sticky bit: nobody removes what another made), with the course's folder in it already
-    made and owned by the teacher, so that no student can make it first. Returns the course's."""
-    entry = pwd.getpwnam(teacher)
-    root.mkdir(parents=True, exist_ok=True)
-    root.chmod(0o1777)
-    course = root / COURSE_ID
-    course.mkdir(exist_ok=True)
-    os.chown(course, entry.pw_uid, entry.pw_gid)
-    course.chmod(0o755)
-    return course
-
-
-def problems() -> list[str]:
-    """Why a hub with isolated students cannot start here (empty: it can)."""
-    found = []
-    env = env_dir()
-    if not is_root():
-        found.append("not root: creating a Unix user per student needs root")
-    try:
-        stamp = json.loads(_stamp_path(env).read_text())
-    except (OSError, ValueError):
-        stamp = None
-    if stamp is None or stamp.get("requirements") != _want_stamp():
-        found.append(f"the hub's venv {env} is missing or outdated: run `python3 dev.py hub --setup`")
-    if not PROXY.exists():
-        found.append(f"{PROXY} is missing: run `python3 dev.py hub --setup` (needs npm)")
-    node = shutil.which("node")
-    version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout if node else ""
-    if not version.startswith("v") or int(version[1:].split(".")[0]) < 20:
-        found.append(f"Node.js 20 or newer is needed for the proxy (configurable-http-proxy 5); "
-                     f"found {version.strip() or 'none'}")
-    if not shutil.which("git"):
-        found.append("git is not installed (nbgitpuller runs git)")
-    for have, want in ((env / "bin" / WRAPPER.name, WRAPPER),
-                       (env / "etc" / "jupyter" / "nbgrader_config.py", NBGRADER_CONFIG)):
-        if not have.exists() or have.read_bytes() != want.read_bytes():
-            found.append(f"{have} is missing or outdated: run `python3 dev.py hub --setup`")
-    tools = [("useradd", "passwd"), ("userdel", "passwd"), ("groupadd", "passwd"),
-             ("chpasswd", "passwd"), ("sudo", "sudo"), ("visudo", "sudo"), ("prlimit", "util-linux")]
-    if student_cgroups_here() is None:
-        tools += [(tool, "cgroup-tools") for tool in ("cgcreate", "cgset", "cgexec", "cgdelete")]
-    for tool, package in tools:
-        if not shutil.which(tool):
-            found.append(f"{tool} not found (Debian package {package})")
-    return found
-
-
-def student_cgroups_here() -> str | None:
-    """None where each student gets a memory cgroup of their own; else why not (then only each
-    process is limited)."""
-    if not accounts.CGROUP_PARENT:
-        return "AN_HUB_STUDENT_CGROUP is empty"
-    if not accounts.CGROUP_MEMORY.is_dir():
-        return (f"{accounts.CGROUP_MEMORY} is not mounted (this machine has no cgroup v1 memory "
-                "controller: a systemd machine with cgroup v2, where TLJH limits each student)")
-    return None
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ On TLJH copy it to /opt/tljh/user/etc/jupyter/ (hub/README.md, "The graded track
   in it already owned by the teacher, so that no student can take the course's name first.
 
 Who sees what is not set here: the teacher's own ~/.jupyter turns on the formgrader
-(`sudo python3 dev.py hub --teacher USER`, hubctl.setup_teacher), everyone else's server has it
+(`sudo python3 dev.py hub --teacher USER`, grading.setup_teacher), everyone else's server has it
 off (hubctl.setup). The files themselves
 are kept apart by their Unix permissions: the teacher's course folder (solutions, hidden tests,
 the gradebook) is in the teacher's home, mode 700.

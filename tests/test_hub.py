@@ -71,7 +71,9 @@ from required import require
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "hub"))
 import accounts  # noqa: E402  (hub/ is not a package: its files are the hub's, not the course's)
+import grading  # noqa: E402
 import hubctl  # noqa: E402
+import hubenv  # noqa: E402
 import localserver  # noqa: E402
 import students  # noqa: E402
 
@@ -699,7 +701,7 @@ def test_without_cgroup_v1_the_trial_says_so_and_limits_each_process(monkeypatch
 def test_no_students_cgroup_no_server_and_no_parent_no_hub(classroom):
     """The hook starts a student's server only in their own cgroup; the hub needs the parent."""
     one = classroom.names[0]
-    hook = hubctl.env_dir() / "bin" / hubctl.WRAPPER.name
+    hook = hubctl.env_dir() / "bin" / hubenv.WRAPPER.name
     missing = f"{accounts.CGROUP_PARENT}-missing-{secrets.token_hex(3)}"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(classroom.homes[one]),
            "AN_HUB_MEM_LIMIT_BYTES": str(2**31)}
@@ -808,7 +810,7 @@ def test_the_graded_track_end_to_end(classroom):
 
     hub, teacher, exchange = classroom.hub, classroom.teacher, classroom.exchange
     ada, ben = classroom.names
-    course = exchange / hubctl.COURSE_ID
+    course = exchange / grading.COURSE_ID
     item_of = {i.name: i for a in ASSIGNMENTS if a.name == GRADED for i in a.items}
     t = students.Student(hub.url, teacher, classroom.passwords[teacher])
     s = {n: students.Student(hub.url, n, classroom.passwords[n]) for n in (ada, ben)}
@@ -845,10 +847,10 @@ def test_the_graded_track_end_to_end(classroom):
             student.login()
             student.open_link(classroom.link)
             assert student.api("GET", "/formgrader").status_code == 404, f"{name} has a formgrader"
-            listed = _ok(student.api("GET", "/assignments", params={"course_id": hubctl.COURSE_ID}),
+            listed = _ok(student.api("GET", "/assignments", params={"course_id": grading.COURSE_ID}),
                          "list")["value"]
             assert [(a["assignment_id"], a["status"]) for a in listed] == [(GRADED, "released")], listed
-            ids = {"course_id": hubctl.COURSE_ID, "assignment_id": GRADED}
+            ids = {"course_id": grading.COURSE_ID, "assignment_id": GRADED}
             _ok(student.api("POST", "/assignments/fetch", json=ids), "fetch")
             path = f"/api/contents/{GRADED}/{GRADED}.ipynb"
             r = student.api("GET", path, params={"content": "1"})
@@ -882,7 +884,7 @@ def test_the_graded_track_end_to_end(classroom):
         # each student fetches their feedback: their own, and only theirs
         pages = {}
         for name, student in s.items():
-            ids = {"course_id": hubctl.COURSE_ID, "assignment_id": GRADED}
+            ids = {"course_id": grading.COURSE_ID, "assignment_id": GRADED}
             _ok(student.api("POST", "/assignments/fetch_feedback", json=ids), "fetch feedback")
             folder = student.api("GET", f"/api/contents/{GRADED}/feedback").json()["content"]
             assert len(folder) == 1, f"{name}: {folder}"
