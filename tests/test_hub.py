@@ -979,7 +979,9 @@ def test_a_student_in_a_real_browser(classroom):
                 handle = box.locator(".noUi-handle[role=slider]").first
                 # named by its label, and the figure by its words: the course's JupyterLab
                 # extension, which the hub's venv holds (hubctl.setup)
-                label = box.locator(".widget-slider .widget-label").first.inner_text().strip()
+                # (its textContent, which the extension reads: its innerText was '' in a CI run)
+                label = (box.locator(".widget-slider .widget-label").first.text_content()
+                         or "").strip()
                 assert label and handle.get_attribute("aria-label") == label, (
                     f"the slider's handle is named {handle.get_attribute('aria-label')!r}, not "
                     f"by its label {label!r}: is the course's JupyterLab extension in the hub?")
