@@ -394,15 +394,18 @@ def cmd_site(args: list[str]) -> int:
 def cmd_labextension(args: list[str]) -> int:
     """Rebuild labextension/prebuilt/ after a change to its sources (scripts/labextension.py)."""
     py = venv_python(ensure_env(test=False))
-    return subprocess.call([py, ROOT / "scripts" / "labextension.py", *args], cwd=ROOT)
+    code = subprocess.call([py, ROOT / "scripts" / "labextension.py", *args], cwd=ROOT)
+    if code == 0:   # the new build into .venv at once (the other environments: at their next use)
+        _install_labextension(VENV)
+    return code
 
 
 def cmd_hub(args: list[str]) -> int:
     """JupyterHub for a class: --setup [--lang ja], --link [NOTEBOOK], --limit-memory USER ...,
     or a trial hub (hub/README.md).
 
-    The hub runs its own venv, which every student's Unix user must be able to run; hub/hubctl.py
-    (standard library) makes it and says where. .venv is not involved.
+    The hub runs its own venv, which every student's Unix user must be able to run; hub/hubenv.py
+    (standard library, run through hub/hubctl.py) makes it and says where. .venv is not involved.
     """
     proc = subprocess.Popen([sys.executable, ROOT / "hub" / "hubctl.py", *args])
     while True:

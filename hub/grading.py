@@ -1,6 +1,6 @@
 """The graded track on the hub (nbgrader, hub/README.md): nbgrader's settings for everyone in
 the hub's venv, the teacher's own settings (the formgrader on), and nbgrader's exchange.
-Standard library only, like hubctl.py, which uses it.
+Standard library only; hubctl.py (--teacher) and hubenv.py (--setup) use it.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@
     python3 dev.py hub --teacher USER        # the graded track: USER's formgrader, nbgrader's exchange
     python3 dev.py hub --limit-memory USER ...  # each student's memory cgroup (root; after a reboot too)
 
-Standard library only, like dev.py (it runs before any venv exists), and the files beside it
-that it imports: hubenv.py (the hub's venv and proxy, `--setup`, and why a hub cannot start
+It and the files beside it that it imports use the standard library only, like dev.py (it runs
+before any venv exists): hubenv.py (the hub's venv and proxy, `--setup`, and why a hub cannot start
 here), grading.py (nbgrader on the hub: the teacher's settings, the exchange), localserver.py
 (the server process: port, start, wait, stop) and accounts.py (the Unix users: the hub's service
 user and its sudoers rule, the students). tests/test_hub.py and scripts/bench_hub.py import them

@@ -15,7 +15,7 @@ On TLJH copy it to /opt/tljh/user/etc/jupyter/ (hub/README.md, "The graded track
 
 Who sees what is not set here: the teacher's own ~/.jupyter turns on the formgrader
 (`sudo python3 dev.py hub --teacher USER`, grading.setup_teacher), everyone else's server has it
-off (hubctl.setup). The files themselves
+off (hubenv.setup). The files themselves
 are kept apart by their Unix permissions: the teacher's course folder (solutions, hidden tests,
 the gradebook) is in the teacher's home, mode 700.
 """

@@ -3,7 +3,9 @@
 The extension is prebuilt with JupyterLab's own builder (@jupyterlab/builder, webpack) into
 labextension/prebuilt/, which is committed: a learner's `python3 dev.py setup` puts it where
 JupyterLab finds it (dev.py, _install_labextension) and needs no Node.js. Only a change to the
-extension's sources needs a rebuild, here, with npm. The build records a digest of the sources it was built
+extension's sources (SOURCES) needs a rebuild, here, with npm; `dev.py labextension` then
+copies the new build into .venv (the other environments get it at their next dev.py command,
+the hub's at its next `python3 dev.py hub --setup`). The build records a digest of the sources it was built
 from (SOURCES_FILE); tests/test_labextension.py fails when the sources have changed since.
 
 Run with the course's venv (dev.py does): the builder reads the installed JupyterLab's

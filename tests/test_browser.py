@@ -72,8 +72,8 @@ LAB_KNOWN = (
 )
 # (a slider's handle and a live figure's ipywidgets Image, which ipywidgets leaves without a name
 # and an alt, are named by the course's JupyterLab extension, labextension/: no excuse for them)
-# The figures JupyterLab has drawn in the outputs (it leaves cells far from view out of the
-# page): an image/png drawn alone, without an alt, and each <img> drawn from a text/html
+# The figures JupyterLab has drawn in the outputs (of the cells attached to the page: the test
+# waits for all): an image/png drawn alone, without an alt, and each <img> drawn from a text/html
 FIGURE_IMAGES_JS = """() => ({
   bare: document.querySelectorAll('.jp-OutputArea-output.jp-RenderedImage img').length,
   shown: [...document.querySelectorAll('.jp-OutputArea-output.jp-RenderedHTMLCommon img')].map(

@@ -978,7 +978,7 @@ def test_a_student_in_a_real_browser(classroom):
                 box.scroll_into_view_if_needed()
                 handle = box.locator(".noUi-handle[role=slider]").first
                 # named by its label, and the figure by its words: the course's JupyterLab
-                # extension, which the hub's venv holds (hubctl.setup)
+                # extension, which the hub's venv holds (hubenv.setup)
                 # (its textContent, which the extension reads: its innerText was '' in a CI run)
                 label = (box.locator(".widget-slider .widget-label").first.text_content()
                          or "").strip()

@@ -5,10 +5,14 @@ for each panel its title, its axes and the numbers that matter.
 
 - a heatmap (``imshow``): its size, what its rows and columns are, the range of its values,
   the cells left empty (masked, or -inf), and which column each row weights most and how much;
-- a curve (``plot``): what it is (its legend label), its range, where it starts and ends, and
-  where it turns (its highest or lowest point), that it oscillates, or its trend through noise;
-- bars (``bar``, ``barh``, ``hist``): their values, by their tick labels;
-- points (``scatter``): how many, and their range.
+- a curve (``plot``): what it is (its legend label, or the figure's legend entry that looks like
+  it), its range, where it starts and ends, and where it turns (its highest or lowest point),
+  that it oscillates, or its trend through noise;
+- bars (``bar``, ``barh``, ``hist``, or one line of vertical segments): their values, by their
+  tick labels;
+- points (``scatter``): how many, and their range;
+- arrows (``quiver``): from tail to tip;
+- a diagram (an axes with its axis off: boxes, arrows and words): its labels from the top.
 
 Reference lines (``axhline``/``axvline``: two points) and the numbers printed in a heatmap's
 cells are not described again. The words are the course's (course.i18n): a notebook of the
@@ -18,7 +22,7 @@ Japanese edition gets Japanese.
 is stored with the output beside its PNG, and the site and the slides use it as the image's
 alt (course/alt_text.py), and the alt of the <img> that JupyterLab draws (its text/html,
 course.figures.figure_html); a live figure writes it, hidden, after its printed text
-(course/live.py), where a screen reader reads it in JupyterLab too.
+(course/live.py), and the slides and the course's JupyterLab extension make it the image's alt.
 The numbers (course.spoken) are rounded to three significant digits, so the text does not
 depend on the machine (nbval compares it like any other output).
 
@@ -74,7 +78,7 @@ def describe(fig, max_chars: int = MAX_CHARS) -> str:
 
 def mark_measured(ax) -> None:
     """Say that ax shows measurements that differ from run to run (timings, memory peaks): its
-    then gives what is plotted and over which x, not the measured values (which would make
+    words then give what is plotted and over which x, not the measured values (which would make
     the stored text differ on every run, and say more than the figure can be trusted for)."""
     ax.set_gid(MEASURED)
 

@@ -1,6 +1,6 @@
 // What ipywidgets leaves without a name, named from the page itself (issue 27). One file for two
 // editions: the slides include it (index.html.j2 here) and JupyterLab runs it from the course's
-// JupyterLab extension (labextension/index.js), whenever the page changes.
+// JupyterLab extension (labextension/index.js), whenever elements are added or removed.
 //  - A slider's handle (noUiSlider's element of role slider) is named by the widget's label:
 //    ipywidgets gives noUiSlider no name for it (leongersen/noUiSlider#1223).
 //  - A live figure (an ipywidgets Image, which has no alt: jupyter/enhancement-proposals#120)
