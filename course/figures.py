@@ -23,6 +23,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
+from course.alt_text import FIGURE_IMG
 from course.i18n import N_, _, shown
 
 # The course's series colours: Okabe and Ito's palette (2008), made to stay apart under the
@@ -175,8 +176,6 @@ def figure_html(png: str | bytes | None, words: str, width: int | None = None,
     png = png.decode("ascii") if isinstance(png, bytes) else png
     size = "".join(f' {name}="{int(v)}"' for name, v in (("width", width), ("height", height))
                    if v is not None)
-    from course.alt_text import FIGURE_IMG
-
     img = f'{FIGURE_IMG}{png}" alt="{html.escape(words)}"{size}>'
     full = " ".join((full or "").split())
     if full and full != words:

@@ -171,11 +171,12 @@ def with_controls(live: LiveFigure, **controls):
     def redraw(_change=None):
         summary, png = live.render(**{name: c.value for name, c in controls.items()})
         # The printed numbers, then the figure in words as it is now (course.describe), hidden
-        # from the eye but read by a screen reader just before the image, which has no alt
-        # (an ipywidgets Image has none; its tooltip would be its title, but ipywidgets 8.1's
-        # view of an Image then fails to draw: its updateTooltip reads a description it lacks).
-        # The slides and the course's JupyterLab extension (labextension/) make it the image's
-        # alt, and then hide these words from a screen reader, which would read them twice.
+        # from the eye, for the image, which has no alt (an ipywidgets Image has none; its
+        # tooltip would be its title, but ipywidgets 8.1's view of an Image then fails to draw:
+        # its updateTooltip reads a description it lacks). The slides and the course's
+        # JupyterLab extension (labextension/) make these words the image's alt, and then hide
+        # them from a screen reader, which would read them twice; without either, a screen
+        # reader reads them here, just before the image.
         text.value = ("<pre>" + html.escape(summary, quote=False) + "</pre>"
                       f'<p class="live-figure-words" style="{VISUALLY_HIDDEN}">'
                       + html.escape(_in_words(live.fig, summary), quote=False) + "</p>")

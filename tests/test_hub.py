@@ -977,9 +977,9 @@ def test_a_student_in_a_real_browser(classroom):
                                        arg=image.element_handle(), timeout=bh.WIDGETS_MS)
                 box.scroll_into_view_if_needed()
                 handle = box.locator(".noUi-handle[role=slider]").first
-                # named by its label, and the figure by its words: the course's JupyterLab
+                # named by its label (its textContent, which the extension reads; its innerText
+                # was '' in a CI run), and the figure by its words: the course's JupyterLab
                 # extension, which the hub's venv holds (hubenv.setup)
-                # (its textContent, which the extension reads: its innerText was '' in a CI run)
                 label = (box.locator(".widget-slider .widget-label").first.text_content()
                          or "").strip()
                 assert label and handle.get_attribute("aria-label") == label, (

@@ -76,15 +76,16 @@ def curves_text(ax, curves, detail: int) -> str:
         head = _("{y} against {x}").format(
             y=_with_letter(ylabel, "y", ax.get_yscale() == "log"),
             x=_with_letter(xlabel, "x", ax.get_xscale() == "log")) + ": "
+    names = [curve_name(line) for line in curves]
     if ax.get_gid() == MEASURED:
         xs = np.concatenate([_finite(line)[0] for line in curves])
-        names = [curve_name(line) for line in curves if curve_name(line)]
         return head + _sentence(_("measured on this machine, not repeated here (the values "
                                   "differ from run to run): {names}, x from {x0} to {x1}").format(
-            names=_list(names) or len(curves), x0=number(xs.min()), x1=number(xs.max())))
+            names=_list(n for n in names if n) or len(curves), x0=number(xs.min()),
+            x1=number(xs.max())))
     # curves told one by one need their names: six unnamed "from 1.89 to 0.27"s say nothing a
     # listener can tell apart (their legend is another panel's, or there is none)
-    unnamed = len(curves) > 1 and not all(curve_name(line) for line in curves)
+    unnamed = len(curves) > 1 and not all(names)
     if len(curves) > LINES_LISTED or detail == 0 or unnamed:
         ys = np.concatenate([_finite(line)[1] for line in curves])
         if ys.size == 0:
@@ -95,14 +96,14 @@ def curves_text(ax, curves, detail: int) -> str:
         return head + _sentence(_("{k} curves, y from {lo} to {hi}").format(
             k=len(curves), lo=number(ys.min()), hi=number(ys.max())))
     told, said = [], {}
-    for line in curves:   # a curve drawn again under another name: "p = 10, the same as p = 0"
-        lead = _("{label}, ").format(label=curve_name(line)) if curve_name(line) else ""
-        text = _curve(line, detail)
+    for line, name in zip(curves, names, strict=True):   # drawn again under another name:
+        lead = _("{label}, ").format(label=name) if name else ""   # "p = 10, the same as p = 0"
+        text = _curve(line, name, detail)
         body = text[len(lead):]
         if lead and body in said:
-            text = _("{label}, the same as {other}").format(label=curve_name(line), other=said[body])
+            text = _("{label}, the same as {other}").format(label=name, other=said[body])
         elif lead:
-            said[body] = curve_name(line)
+            said[body] = name
         told.append(text)
     # Translators: the separator between the descriptions of two curves of one panel
     return head + _sentence(_("; ").join(told))
@@ -124,10 +125,9 @@ def _finite(line):
     return x, y
 
 
-def _curve(line, detail: int) -> str:
+def _curve(line, name: str, detail: int) -> str:
     x, y = _finite(line)
-    label = curve_name(line)
-    lead = _("{label}, ").format(label=label) if label else ""
+    lead = _("{label}, ").format(label=name) if name else ""
     if y.size == 0:
         return lead + _("no finite values")
     if detail >= 2 and np.ptp(y) > 0:   # a flat run at either end, said first or last:
