@@ -235,8 +235,11 @@ BEN = {"02_worked_example_3x2": {  # one item wrong (the visible test passes), o
                               "a_3 = ac.attention_weights(Q, K)[1]   # the second row, not the third\n"
                               "o_3 = a_3 @ V"),
     "nb02_shift": None}}
+# The endless loop waits instead of spinning: the timeout stops it alike (nbclient interrupts the
+# kernel), and its CELL_TIMEOUT seconds do not take a core from the rest of the test run.
 CY = {"04_masking": {  # an endless loop, then a correct item: the grading goes on after it
-    "nb04_batch_mask_answer": "M_batch = ac.causal_mask(3)\nwhile True:\n    pass",
+    "nb04_batch_mask_answer": ("M_batch = ac.causal_mask(3)\nimport time\n"
+                               "while True:\n    time.sleep(0.05)"),
     "nb04_fully_masked": "Every entry is NaN; I did not finish the rest."},
       "01_qkv_projections": {  # an answer that raises; a wrong one whose tests were deleted
     "nb01_asymmetry_answer": "asymmetry = np.abs(S - S.T).max()   # S was never defined",
