@@ -35,7 +35,7 @@ import accounts  # beside this file (hub/ is on sys.path): the Unix users, the s
 from grading import make_exchange, setup_teacher  # beside this file too
 from hubenv import (PROXY, env_dir, env_lang, is_root, problems, setup,
                     student_cgroups_here)
-from localserver import LocalServer, free_port
+from localserver import LocalServer, free_port_outside_ephemeral
 
 HUB_DIR = Path(__file__).resolve().parent
 ROOT = HUB_DIR.parent
@@ -131,7 +131,14 @@ class Hub(LocalServer):
         self.hub_user = hub_user
         self.settings = dict(settings or {})
         self.env = env or env_dir()
-        super().__init__(state / "jupyterhub.log", port)
+        # Its three ports below the ephemeral range, as each student's server's: a port found
+        # with a bind to port 0 was once taken, before the hub bound it, by a kernel's ZeroMQ
+        # socket of another test (the proxy got ZeroMQ's greeting from the hub's API port)
+        ports = [port] if port else []
+        while len(ports) < 3:
+            ports.append(free_port_outside_ephemeral(avoid=ports))
+        self.hub_port, self.proxy_api_port = ports[1:]
+        super().__init__(state / "jupyterhub.log", ports[0])
 
     @property
     def url(self) -> str:
@@ -146,8 +153,8 @@ class Hub(LocalServer):
     def environ(self) -> dict:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV"))}
         env.update(AN_HUB_ENV=str(self.env), AN_HUB_STATE=str(self.state),
-                   AN_HUB_PORT=str(self.port), AN_HUB_HUB_PORT=str(free_port()),
-                   AN_HUB_PROXY_API_PORT=str(free_port()), AN_HUB_PROXY=str(PROXY),
+                   AN_HUB_PORT=str(self.port), AN_HUB_HUB_PORT=str(self.hub_port),
+                   AN_HUB_PROXY_API_PORT=str(self.proxy_api_port), AN_HUB_PROXY=str(PROXY),
                    AN_HUB_USERS=",".join(self.users), AN_HUB_AUTHENTICATOR="pam",
                    AN_HUB_COURSE_FOLDER=COURSE_FOLDER, HOME=str(self.state), USER=self.hub_user,
                    LOGNAME=self.hub_user)

@@ -309,6 +309,12 @@ def test_each_server_listens_below_the_ephemeral_range(classroom):
         assert port in listening, f"{name}'s server is not listening on {port}: {listening}"
         ports[name] = port
     assert len(set(ports.values())) == len(ports), ports
+    # and the hub's own three (hub/hubctl.py's Hub: public, the hub's API, the proxy's API)
+    hub = classroom.hub
+    own = {"public": hub.port, "hub": hub.hub_port, "proxy API": hub.proxy_api_port}
+    assert all(p < ephemeral.start for p in own.values()), f"hub ports {own}, ephemeral {ephemeral}"
+    listening = {p for _, _, p in accounts.listening_sockets(hub.own_pids())}
+    assert set(own.values()) <= listening, f"the hub's ports {own}, listening: {listening}"
 
 
 def test_kernels_talk_to_their_server_over_unix_sockets(classroom):
