@@ -109,7 +109,7 @@ def run_axe(page, where: str, known: tuple[Known, ...] = (), context=None,
         # a rule's selector, default "*"): a second run for the contrast alone built axe's tree
         # of the page again, a third of the time on a notebook's page; axe.reset() afterwards
         page.evaluate("(sel) => axe.configure({rules: [{id: 'color-contrast', "
-                      "selector: `*:not(${sel}):not(${sel} *)`}]})", contrast_apart)
+                      "selector: `*:not(:is(${sel})):not(:is(${sel}) *)`}]})", contrast_apart)
         try:
             violations = _violations(page, context, options)
         finally:

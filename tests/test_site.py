@@ -548,10 +548,12 @@ SHOWN_STATE_JS = f"""async (box, ms) => {{
   const read = {LIVE_STATE_JS};
   const until = performance.now() + ms;
   for (;;) {{
-    const state = read(box);
+    let state;
+    try {{ state = read(box); }} catch (e) {{ return {{error: String(e)}}; }}
     if (state.shown === state.at.join('-')) return state;
     if (performance.now() > until) return {{...state, timedOut: true}};
-    await new Promise(r => requestAnimationFrame(r));
+    // the next frame, or 50 ms if frames stop (a hidden page): the deadline holds either way
+    await new Promise(r => {{ requestAnimationFrame(r); setTimeout(r, 50); }});
   }}
 }}"""
 
@@ -662,6 +664,10 @@ def _live_figure_problems(page, nb: Path, site_dir: Path, url: str, folder: str)
             before = state
             for what in _move_all(box, control):
                 state = handle.evaluate(SHOWN_STATE_JS, 10_000)
+                if "error" in state:
+                    problems.append(f"figure {w + 1}, {control['label']}: {what}: the figure "
+                                    f"could not be read: {state['error']}")
+                    break
                 key = "-".join(map(str, state["at"]))
                 if state.get("timedOut"):
                     problems.append(f"figure {w + 1}, {control['label']}: {what}: frame {key} not "
