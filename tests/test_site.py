@@ -543,7 +543,7 @@ LIVE_STATE_JS = """box => ({
   shown: box.dataset.shown, ms: Number(box.dataset.switchMs || 'NaN')})"""
 SWITCH_MS = 100
 # After a step: wait (up to `ms`) until the box shows the frame of the values its controls now
-# show, then read it; one round trip per step instead of four (most of the walk's time)
+# show, then read it: one round trip per step instead of four
 SHOWN_STATE_JS = f"""async (box, ms) => {{
   const read = {LIVE_STATE_JS};
   const until = performance.now() + ms;
